@@ -337,8 +337,8 @@ int cli_layout_check(struct cli *c, const struct cli_setup_opts *s)
      * one replica, plain TP attention. SGLang's "--tp 8 --dp 8 --enable-dp-attention" counts its
      * TP over the whole group and means eight replicas of TP 1, which a literal translation to
      * -t 8 --ep 8 --dp-attention does not (a reviewer's note: no word said so) */
-    if (s->layout.dp_attn && s->tp > 0 && ops_layout_attn_dp(&s->layout, (int)s->tp) == 1) {
-        const int n = ops_layout_stage_gpus(&s->layout, (int)s->tp);
+    const int n = s->layout.dp_attn && s->tp > 0 ? ops_layout_stage_gpus(&s->layout, (int)s->tp) : 0;
+    if (n > 1 && ops_layout_attn_dp(&s->layout, (int)s->tp) == 1) { /* one GPU is one replica whatever -t says */
         fprintf(c->errf, "llmroof: note: option '--dp-attention': %d GPUs at TP %ld make one attention replica, "
                          "i.e. tensor-parallel attention; for %d replicas of TP 1 (SGLang's --tp %d --dp %d "
                          "--enable-dp-attention) give -t 1\n",

@@ -224,7 +224,9 @@ int cmd_check(struct cli *c, int argc, char **argv)
             rc = 2;
             break;
         }
-        while (len > 0 && line[len - 1] == '\r')
+        /* trailing CR and blanks: a line of spaces is as empty as an empty one (JSON Lines allows
+         * whitespace around a value; a review found it refused as malformed) */
+        while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == ' ' || line[len - 1] == '\t'))
             len--;
         line[len] = '\0';
         if (len == 0)
@@ -273,8 +275,9 @@ int cmd_check(struct cli *c, int argc, char **argv)
                 if (fabs(a - bs) > rtol * fabs(a)) {
                     if (!strcmp(sweep_num_field_names[i], "fits")) /* a boolean, printed as one */
                         drift_text(&d, "fits", a != 0 ? "true" : "false", b != 0 ? "true" : "false", "");
-                    else
-                        drift_num(&d, sweep_num_field_names[i], a, b);
+                    else /* the stored value, which text and JSON both report (a review: JSON's
+                            "now" had been the unrounded double the text did not show) */
+                        drift_num(&d, sweep_num_field_names[i], a, bs);
                 }
             }
             const char *names[2] = { "prefill_bound", "decode_bound" };

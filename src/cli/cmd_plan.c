@@ -337,6 +337,19 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return rc;
     if ((rc = cli_tp_list(c, x->tps ? x->tps : "1,2,4,8", x->in.tps, PLAN_MAX_TPS, &x->in.ntps)))
         return rc;
+    /* nodes smaller than a GPU's NVLink domain: the count follows --gpus-per-node, the costing the
+     * catalog's domain (docs/planning.md), so an instance over several such nodes is costed on
+     * NVLink. Right for a rack's trays (GB200 NVL72: 4 GPUs a tray, 72 a domain), not for servers
+     * that NVLink does not join (a review read "8 nodes of one NVLink domain" of 1-GPU H100 nodes) */
+    for (int gi = 0; x->in.node_set && gi < x->in.ngpus; gi++) {
+        const struct llmroof_gpu *g = x->in.gpus[gi];
+        if (x->in.gpus_per_node < g->domain_gpus && g->domain_gpus <= g->gpus_per_node)
+            fprintf(c->errf, "llmroof: note: option '--gpus-per-node': %d is below %s's NVLink domain of %d GPUs (its "
+                             "catalog server); the count follows the option, the costing the catalog, so an instance "
+                             "over several nodes of up to %d GPUs is costed as if NVLink joined them (a --gpus-file "
+                             "entry with gpus_per_node %d prices separate servers on its network)\n",
+                    x->in.gpus_per_node, g->id, g->domain_gpus, g->domain_gpus, x->in.gpus_per_node);
+    }
     /* a CUDA-only engine and only AMD GPUs: nothing to plan, which is the input's, not the
      * hardware's failing (exit 1 had said "no configuration meets the SLOs") */
     if ((rc = cli_engine_runs_on_any(c, x->s.eff.engine, x->in.gpus, x->in.ngpus)))

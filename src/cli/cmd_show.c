@@ -412,6 +412,8 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         "takes vLLM 0.2.1-0.3's --max-paddings (simulate --max-paddings)");
     kvb(t, "multi_step_scheduling", e->multi_step_scheduling,
         "takes vLLM 0.6-0.10's --num-scheduler-steps (simulate --scheduler-steps)");
+    kvb(t, "recv_interval_option", e->recv_interval_option,
+        "takes SGLang's --scheduler-recv-interval (simulate --recv-interval)");
     kvn(t, "cpu_seq", "%.1f", e->cpu_seq_s * 1e6, "us of scheduling per running sequence per iteration");
     if (e->worker_seq_s > 0)
         kvn(t, "worker_seq", "%.1f", e->worker_seq_s * 1e6, "us more per sequence per Ray worker (multi-GPU instances)");

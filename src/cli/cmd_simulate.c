@@ -66,28 +66,41 @@ static int static_conflicts(struct cli *c, const struct ctx *x)
 }
 
 /* Options named after one engine's flag, refused with a profile whose engine never had it (its
- * "max_paddings_option", "multi_step_scheduling"; docs/catalog.md): vLLM 0.2.1-0.3's --max-paddings
- * and vLLM 0.6-0.10's V0 --num-scheduler-steps had been run with vLLM V1, SGLang or TensorRT-LLM
- * profiles, whose engines have neither. Without -e both run. Each is an error naming the option,
+ * "max_paddings_option", "multi_step_scheduling", "recv_interval_option"; docs/catalog.md):
+ * vLLM 0.2.1-0.3's --max-paddings and vLLM 0.6-0.10's V0 --num-scheduler-steps had been run with
+ * vLLM V1, SGLang or TensorRT-LLM profiles, whose engines have neither, and SGLang's
+ * --scheduler-recv-interval with vLLM's. Without -e each runs. Each is an error naming the option,
  * the engine and the loaded profiles that take it. */
+static bool takes_flag(const struct llmroof_engine *en, int which)
+{
+    return which == 0 ? en->max_paddings_option : which == 1 ? en->multi_step_scheduling : en->recv_interval_option;
+}
+
 static int engine_flag_conflicts(struct cli *c, const struct ctx *x)
 {
+    static const struct {
+        const char *option, *engine_flag, *field, *versions;
+    } flag[] = {
+        { "max-paddings", "--max-paddings", "max_paddings_option", "vLLM 0.2.1-0.3 only" },
+        { "scheduler-steps", "--num-scheduler-steps", "multi_step_scheduling", "vLLM 0.6-0.10's V0 engine only" },
+        { "recv-interval", "--scheduler-recv-interval", "recv_interval_option", "SGLang only" },
+    };
     const struct llmroof_engine *en = x->s.eff.engine;
-    const bool pad = x->have_maxpad && !en->max_paddings_option;
-    if (!pad && !(x->sched_steps > 0 && !en->multi_step_scheduling))
-        return 0;
-    char ok[256] = "";
-    for (size_t i = 0; i < c->cat.n_engines; i++)
-        if (pad ? c->cat.engines[i].max_paddings_option : c->cat.engines[i].multi_step_scheduling) {
-            const size_t n = strlen(ok);
-            snprintf(ok + n, sizeof ok - n, "%s%s", n ? ", " : "", c->cat.engines[i].id);
-        }
-    return cli_usage_error(c, "option '--%s': engine '%s' has no %s (its profile's \"%s\": %s); %s%s%sor drop -e",
-                           pad ? "max-paddings" : "scheduler-steps", en->id,
-                           pad ? "--max-paddings" : "--num-scheduler-steps",
-                           pad ? "max_paddings_option" : "multi_step_scheduling",
-                           pad ? "vLLM 0.2.1-0.3 only" : "vLLM 0.6-0.10's V0 engine only",
-                           ok[0] ? "pick one that has (" : "", ok, ok[0] ? ") " : "");
+    const bool given[3] = { x->have_maxpad, x->sched_steps > 0, x->cfg.recv_interval > 0 };
+    for (int w = 0; w < 3; w++) {
+        if (!given[w] || takes_flag(en, w))
+            continue;
+        char ok[256] = "";
+        for (size_t i = 0; i < c->cat.n_engines; i++)
+            if (takes_flag(&c->cat.engines[i], w)) {
+                const size_t n = strlen(ok);
+                snprintf(ok + n, sizeof ok - n, "%s%s", n ? ", " : "", c->cat.engines[i].id);
+            }
+        return cli_usage_error(c, "option '--%s': engine '%s' has no %s (its profile's \"%s\": %s); %s%s%sor drop -e",
+                               flag[w].option, en->id, flag[w].engine_flag, flag[w].field, flag[w].versions,
+                               ok[0] ? "pick one that has (" : "", ok, ok[0] ? ") " : "");
+    }
+    return 0;
 }
 
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
@@ -473,6 +486,16 @@ static void warn_rejected(struct cli *c, const struct sim_result *r, const char 
                 "refuses a prompt above its %ld-token budget (TensorRT-LLM's max_num_tokens), as it refuses one whose "
                 "KV cannot fit; a larger --max-batched-tokens holds them; the latencies are the served requests'\n",
                 what, n, r->requests, 100.0 * (double)n / (double)r->requests, cfg->max_batched_tokens);
+    } else if (r->errors > r->refused_busy) {
+        /* some served, some refused for their length (a review: 248 of 250 refused by --max-model-len
+         * 10 said nothing, the run exiting 0 with "the server keeps up") */
+        const long n = r->errors - r->refused_busy;
+        fprintf(c->errf, "llmroof: warning: %s%ld of %ld requests (%.1f%%) were rejected: prompt + output exceed the KV "
+                         "cache",
+                what, n, r->requests, 100.0 * (double)n / (double)r->requests);
+        if (max_model_len > 0)
+            fprintf(c->errf, ", or the prompt exceeds --max-model-len %ld", max_model_len);
+        fprintf(c->errf, "; the latencies and throughputs are the served requests'\n");
     }
 }
 
@@ -833,6 +856,24 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
                          "sends at most one request, so the run times one burst from an idle server, not the "
                          "loop's steady state (give --requests several times the users, and --warmup)\n",
                 x->cfg.requests, x->cfg.concurrency);
+    /* the same for each point of a concurrency sweep (a review: the sweep said nothing) */
+    if (x->sweep_name && strcmp(x->sweep_name, "concurrency") == 0) {
+        char over[160] = "";
+        int nover = 0;
+        for (int i = 0; i < pts.n; i++)
+            if (pts.v[i] > (double)x->cfg.requests) {
+                const size_t n = strlen(over);
+                if (n + 24 < sizeof over)
+                    snprintf(over + n, sizeof over - n, "%s%.0f", nover ? ", " : "", pts.v[i]);
+                nover++;
+            }
+        if (nover > 0)
+            fprintf(c->errf, "llmroof: warning: --requests %ld is fewer than the users of --sweep-concurrency at %s: "
+                             "each user sends at most one request, so those points time one burst from an idle "
+                             "server, not the loop's steady state (give --requests several times the users, and "
+                             "--warmup)\n",
+                    x->cfg.requests, over);
+    }
     if (x->cfg.prefix_tokens > 0 && !workload_prefix_on_top(&wl) && x->cfg.prefix_tokens >= workload_min_prompt(&wl)) {
         long mp = workload_min_prompt(&wl);
         workload_free(&wl);
@@ -943,6 +984,12 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         rc = static_conflicts(c, x);
     if (!rc && x->s.eff.engine)
         rc = engine_flag_conflicts(c, x);
+    /* SGLang's decode server would take its hand-overs (and, pre-allocating, start their prompts)
+     * only at the receive points; the pools' arrivals do not pass that gate here, so a run would
+     * ignore the option while its header named it */
+    if (!rc && x->ppool && x->cfg.recv_interval > 1)
+        rc = cli_usage_error(c, "option '--recv-interval' is modelled for an aggregated instance only; a disaggregated "
+                                "run (--prefill-pool) does not gate its decode server's hand-overs by it");
     /* the concurrency limit is TGI's router's, in front of one aggregated instance */
     if (!rc && x->ppool && x->cfg.user_max_concurrent)
         rc = cli_usage_error(c, "option '--max-concurrent-requests' bounds an aggregated instance's router (TGI's); a "

@@ -423,10 +423,43 @@ static bool first_seen(char (*seen)[VAL_TEXT], size_t *ns, const char *k)
     return true;
 }
 
+/* A group's n, median and 90th-percentile |error| and bias (fractions) under the given names: null
+ * where the group has no row, as the CSV's empty cells (docs/json.md), never a 0 that reads as a
+ * perfect score */
+static void stats_fields(cJSON *r, struct val_stats s, const char *median, const char *p90)
+{
+    cJSON_AddNumberToObject(r, "n", (double)s.n);
+    const char *k[3] = { median, p90, "bias" };
+    const double v[3] = { s.median_abs, s.p90_abs, s.bias };
+    for (int i = 0; i < 3; i++)
+        if (s.n > 0)
+            cJSON_AddNumberToObject(r, k[i], v[i]);
+        else
+            cJSON_AddNullToObject(r, k[i]);
+}
+
+/* One held-out group's statistics for --format json */
+static void cv_group_json(cJSON *arr, const char *by, const char *group, struct val_stats s)
+{
+    cJSON *r = cJSON_CreateObject();
+    cJSON_AddStringToObject(r, "by", by);
+    cJSON_AddStringToObject(r, "group", group);
+    stats_fields(r, s, "median_abs_error", "p90_abs_error");
+    cJSON_AddItemToArray(arr, r);
+}
+
+/* The held-out summary: a table (text, md, csv), or with jcv (--format json) the same groups as
+ * objects, the fold count and the bounds added to it (a review: the JSON had dropped them) */
 static void cv_summary(struct cli *c, const char *file, struct val_case *cases, size_t n, enum val_cv_by by,
-                       const struct val_cv_report *rep)
+                       const struct val_cv_report *rep, cJSON *jcv)
 {
     static const char *const dim_names[CV_NDIMS] = { "class", "source", "gpu family", "batch", "engine", "load" };
+    cJSON *jg = NULL;
+    if (jcv) {
+        cJSON_AddStringToObject(jcv, "by", by == VAL_CV_GPU ? "gpu" : "source");
+        cJSON_AddNumberToObject(jcv, "folds", rep->folds);
+        jg = cJSON_AddArrayToObject(jcv, "groups");
+    }
     struct table t;
     char title[256];
     snprintf(title, sizeof title, "held-out errors: leave one %s out (%d folds); every parameter fitted on the others",
@@ -443,6 +476,8 @@ static void cv_summary(struct cli *c, const char *file, struct val_case *cases, 
     table_str(&t, "all");
     table_str(&t, "all");
     table_val_stats(&t, all);
+    if (jg)
+        cv_group_json(jg, "all", "all", all);
     char (*seen)[VAL_TEXT] = calloc(n ? n : 1, sizeof *seen);
     for (int d = 0; d < CV_NDIMS && seen; d++) {
         size_t ns = 0;
@@ -459,9 +494,16 @@ static void cv_summary(struct cli *c, const char *file, struct val_case *cases, 
             table_str(&t, dim_names[d]);
             table_str(&t, k);
             table_val_stats(&t, st);
+            if (jg)
+                cv_group_json(jg, dim_names[d], k, st);
         }
     }
     free(seen);
+    if (jcv) {
+        cJSON_AddStringToObject(jcv, "bounds", rep->bounds[0] ? rep->bounds : "none");
+        table_free(&t);
+        return;
+    }
     if (cli_prose(c))
         sbuf_printf(&c->out, "%sllmroof validate --cv %s %s: error = predicted / measured time - 1 (rates inverted), "
                              "each row predicted by a model fitted without its %s\n\n",
@@ -708,11 +750,7 @@ static void summary_row(struct table *t, cJSON *jsum, const char *name, struct v
     table_str(t, name);
     table_val_stats(t, s);
     if (jsum) {
-        cJSON *r = cJSON_AddObjectToObject(jsum, name);
-        cJSON_AddNumberToObject(r, "n", (double)s.n);
-        cJSON_AddNumberToObject(r, "median_abs", s.median_abs);
-        cJSON_AddNumberToObject(r, "p90_abs", s.p90_abs);
-        cJSON_AddNumberToObject(r, "bias", s.bias);
+        stats_fields(cJSON_AddObjectToObject(jsum, name), s, "median_abs", "p90_abs");
     }
 }
 
@@ -1022,9 +1060,12 @@ int cmd_validate(struct cli *c, int argc, char **argv)
      * have run; the file is written after both */
     struct llmroof_uncertainty bands;
     val_bands(cases, n, &bands);
-    if (!rc && rep && c->format != TABLE_JSON) {
-        /* JSON: the rows carry the held-out predictions; the summary tables are text, md, csv */
-        cv_summary(c, file, cases, n, x.cv, rep);
+    cJSON *cv_json = NULL; /* --format json: "cross_validation", the held-out groups */
+    if (!rc && rep && c->format == TABLE_JSON) {
+        if ((cv_json = cJSON_CreateObject()))
+            cv_summary(c, file, cases, n, x.cv, rep, cv_json);
+    } else if (!rc && rep) {
+        cv_summary(c, file, cases, n, x.cv, rep, NULL);
         if (cli_prose(c))
             sbuf_append(&c->out, "\n");
     }
@@ -1065,10 +1106,17 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     }
     if (!rc && c->format == TABLE_JSON) {
         char *j = render_json_validate(file, cases, n, x.by);
-        cJSON *doc = j && srv_json ? cJSON_Parse(j) : NULL;
+        cJSON *doc = j && (srv_json || x.cv != VAL_CV_NONE) ? cJSON_Parse(j) : NULL;
         if (doc) {
-            cJSON_AddItemToObject(doc, "serving", srv_json);
-            srv_json = NULL;
+            /* the rows' predictions are held out by this, or in sample where "cv" is null */
+            if (cv_json) {
+                cJSON_AddItemToObject(doc, "cross_validation", cv_json);
+                cv_json = NULL;
+            }
+            if (srv_json) {
+                cJSON_AddItemToObject(doc, "serving", srv_json);
+                srv_json = NULL;
+            }
             char *p = cJSON_Print(doc);
             if (p) {
                 sbuf_append(&c->out, p);
@@ -1078,7 +1126,7 @@ int cmd_validate(struct cli *c, int argc, char **argv)
             }
             free(p);
             cJSON_Delete(doc);
-        } else if (j && !srv_json) {
+        } else if (j && !srv_json && x.cv == VAL_CV_NONE) {
             sbuf_append(&c->out, j);
         } else {
             rc = 1;
@@ -1112,6 +1160,7 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         c->out_on_failure = rc == 1;
     }
 out:
+    cJSON_Delete(cv_json);
     cJSON_Delete(srv_json);
     free(rows);
     free(cases);

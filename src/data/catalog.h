@@ -494,6 +494,10 @@ struct llmroof_engine {
                                          PR #7000, removed in v0.10.1, PRs #22138 and #22779; never in
                                          V1): simulate --scheduler-steps is refused with a profile
                                          without it (default false) */
+    bool recv_interval_option;        /* the engine takes SGLang's --scheduler-recv-interval
+                                         (managers/scheduler_recv_skipper.py): simulate
+                                         --recv-interval is refused with a profile without it
+                                         (default false) */
     char source[LLMROOF_SOURCE_MAX];  /* where the figures come from */
 };
 

@@ -219,7 +219,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
 {
     static const char *const fields[] = { "id", "name", "aliases", "step_overhead_s", "first_token_s", "compute_scale",
                                           "waiting_served_ratio", "max_waiting_steps", "max_paddings",
-                                          "max_paddings_option", "multi_step_scheduling",
+                                          "max_paddings_option", "multi_step_scheduling", "recv_interval_option",
                                           "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
                                           "kv_per_query_head", "quantized_head", "fp8_kv_per_query_head", "cuda_core_decode", "fp8_attention",
                                           "fp16_accumulate", "attention_kernel", "act_quant",
@@ -403,7 +403,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
      * profile (docs/catalog.md) */
     g->max_paddings_option = g->max_paddings > 0;
     if ((rc = json_get_bool(c, e, "max_paddings_option", false, &g->max_paddings_option)) ||
-        (rc = json_get_bool(c, e, "multi_step_scheduling", false, &g->multi_step_scheduling)))
+        (rc = json_get_bool(c, e, "multi_step_scheduling", false, &g->multi_step_scheduling)) ||
+        (rc = json_get_bool(c, e, "recv_interval_option", false, &g->recv_interval_option)))
         return rc;
     if (g->max_paddings > 0 && !g->max_paddings_option)
         return json_ferr(c, "max_paddings_option", "is false, but \"max_paddings\" %ld pads prompt batches under the "

@@ -437,10 +437,16 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
 
     bool plain = fam == HF_FALCON || fam == HF_GPTJ || fam == HF_OPT;
     bool mla = fam == HF_DEEPSEEK;
+    /* Gemma-3's published configs leave to Gemma3TextConfig's defaults what they share
+     * (transformers models/gemma3/configuration_gemma3.py: vocab_size 262,208,
+     * max_position_embeddings 131,072, head_dim 256, sliding_window 4,096, sliding_window_pattern
+     * 6): google/gemma-3-27b-it's text_config states none of the first two, and hidden / heads is
+     * not its head size (a review found the real config refused) */
+    const bool gemma3 = fam == HF_GEMMA3;
     if ((rc = hf_int(fname, doc, k_hidden, true, 0, 1, 1048576, &m->hidden, err)) ||
         (rc = hf_int(fname, doc, k_layers, true, 0, 1, 10000, &m->layers, err)) ||
         (rc = hf_int(fname, doc, k_heads, true, 0, 1, 65536, &m->heads, err)) ||
-        (rc = hf_int(fname, doc, k_vocab, true, 0, 1, 100000000, &m->vocab, err)))
+        (rc = hf_int(fname, doc, k_vocab, !gemma3, 262208, 1, 100000000, &m->vocab, err)))
         goto out;
     /* Falcon-7B style multi-query configs carry multi_query: true and no KV count. */
     long kv_default = m->heads;
@@ -460,19 +466,20 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
         m->head_dim = m->qk_nope_dim + m->qk_rope_dim;
     } else {
         const cJSON *hd = cJSON_GetObjectItemCaseSensitive(doc, "head_dim");
-        if (m->hidden % m->heads != 0 && (!hd || cJSON_IsNull(hd))) { /* null means absent */
+        if (!gemma3 && m->hidden % m->heads != 0 && (!hd || cJSON_IsNull(hd))) { /* null means absent */
             rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s: hidden size %ld is not divisible by %ld heads and no head_dim is given",
                                  fname, m->hidden, m->heads);
             goto out;
         }
-        if ((rc = hf_int(fname, doc, k_hd, false, m->hidden / m->heads, 1, 65536, &m->head_dim, err)))
+        if ((rc = hf_int(fname, doc, k_hd, false, gemma3 ? 256 : m->hidden / m->heads, 1, 65536, &m->head_dim, err)))
             goto out;
     }
     /* GPT-J's n_inner is null for 4*hidden; Falcon's ffn_hidden_size defaults to 4*hidden. */
     if ((rc = hf_int(fname, doc, k_inter, !plain, 4 * m->hidden, 1, 16777216, &m->intermediate, err)))
         goto out;
     /* Falcon configs have no max_position_embeddings key; FalconConfig's default is 2048. */
-    if ((rc = hf_int(fname, doc, k_ctx, fam != HF_FALCON, 2048, 1, 1000000000, &m->max_context, err)))
+    if ((rc = hf_int(fname, doc, k_ctx, fam != HF_FALCON && !gemma3, gemma3 ? 131072 : 2048, 1, 1000000000,
+                     &m->max_context, err)))
         goto out;
     hf_rope_context(doc, &m->max_context);
 
@@ -635,7 +642,7 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
         if (lt && (rc = hf_uniform_layer_types(fname, lt, m->layers, "full_attention", err)))
             goto out;
     } else if (fam == HF_GEMMA2 || fam == HF_GEMMA3 || fam == HF_GPT_OSS) {
-        if ((rc = hf_int(fname, doc, k_window, true, 0, 1, 1000000000, &m->window, err)))
+        if ((rc = hf_int(fname, doc, k_window, !gemma3, 4096, 1, 1000000000, &m->window, err)))
             goto out;
         long every = fam == HF_GEMMA3 ? 6 : 2; /* Gemma-2, gpt-oss alternate; Gemma-3 5:1 */
         if (fam == HF_GEMMA3 && (rc = hf_int(fname, doc, k_pattern, false, 6, 1, 10000, &every, err)))

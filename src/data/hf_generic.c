@@ -311,6 +311,9 @@ enum {
     T_POST_NORMS = 1 << 11,  /* OLMo-2: norms after attention and MLP, q/k norms over all heads */
     T_MAMBA1 = 1 << 12,      /* linear layers are Mamba-1 (Jamba) */
     T_PAR_MIX = 1 << 13,     /* attention and the SSM side by side in every layer (Falcon-H1) */
+    T_QKV_BIAS_ON = 1 << 15, /* the config's qkv_bias defaults to true (Qwen2-MoE: Qwen2MoeConfig's
+                                qkv_bias=True feeds bias=config.qkv_bias in modeling_qwen2_moe.py;
+                                vLLM's qwen2_moe.py builds the biases): absent, the biases are there */
     T_MTP1 = 1 << 14         /* one MTP layer ships in the checkpoint though config.json names no count:
                                 Qwen3-Next's mtp.* tensors, which vLLM's Qwen3NextMTP builds as
                                 num_nextn_predict_layers layers, default 1 (qwen3_next_mtp.py) */
@@ -330,6 +333,7 @@ static const struct hf_traits traits[] = {
     { "qwen3_vl", T_QK_NORM }, { "qwen3_vl_text", T_QK_NORM },
     { "qwen3_vl_moe", T_QK_NORM }, { "qwen3_vl_moe_text", T_QK_NORM },
     { "qwen2_5_vl", T_QKV_BIAS }, { "qwen2_5_vl_text", T_QKV_BIAS }, { "qwen2_vl", T_QKV_BIAS },
+    { "qwen2_moe", T_QKV_BIAS_ON },
     { "olmo2", T_QK_NORM | T_POST_NORMS }, { "olmo3", T_QK_NORM | T_POST_NORMS },
     { "dots1", T_QK_NORM },
     { "glm4_moe", 0 }, { "glm4", 0 },
@@ -608,7 +612,8 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
     m->norm = tr & T_LAYERNORM ? LLMROOF_NORM_LAYER : LLMROOF_NORM_RMS;
     m->tied_embeddings = flag(doc, "tie_word_embeddings", flag(root, "tie_word_embeddings", (tr & T_TIED) != 0));
     bool ab = flag(doc, "attention_bias", false) || flag(doc, "use_bias", false);
-    m->qkv_bias = (tr & T_QKV_BIAS) || ab || flag(doc, "qkv_bias", false) || flag(doc, "use_qkv_bias", false);
+    m->qkv_bias = (tr & T_QKV_BIAS) || ab || flag(doc, "qkv_bias", (tr & T_QKV_BIAS_ON) != 0) ||
+                  flag(doc, "use_qkv_bias", false);
     m->o_bias = get(doc, "attention_out_bias") ? flag(doc, "attention_out_bias", false)
                                                : (ab && ((tr & T_O_BIAS) || flag(doc, "use_bias", false)));
     m->mlp_bias = flag(doc, "mlp_bias", false) || flag(doc, "use_bias", false);

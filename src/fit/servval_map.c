@@ -381,6 +381,10 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
     if (ri[0] && !whole(ri, 1, 1024, 0, &riv))
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: recv_interval '%s' is not a whole number in [1, 1024]",
                                x->fname, line, ri);
+    if (riv > 0 && c->engine && !c->engine->recv_interval_option)
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: recv_interval %ld: engine '%s' has no "
+                               "--scheduler-recv-interval (its profile's \"recv_interval_option\")", x->fname, line, riv,
+                               c->engine->id);
     c->recv_interval = (int)riv;
     c->chunked = (int)ch;
     c->sched_steps = (int)st;

@@ -23,6 +23,7 @@ int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][
     int n = 0;
     size_t k = 0;
     bool quoted = false, started = false;
+    long quote_line = *line; /* where the open quote began: an unterminated one is reported there */
     _Static_assert(VAL_MAX_FIELDS <= 64, "*over holds one bit a field");
     *over = 0;
     if (n < VAL_MAX_FIELDS)
@@ -54,6 +55,7 @@ int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][
         }
         if (ch == '"' && !started) {
             quoted = started = true;
+            quote_line = *line;
             i++;
             continue;
         }
@@ -85,7 +87,7 @@ int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][
         i++;
     }
     if (quoted)
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: unterminated quoted field", fname, *line);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: unterminated quoted field", fname, quote_line);
     f[n][k] = '\0';
     *nf = n + 1;
     *pos = i;

@@ -35,6 +35,12 @@ int ops_layout_check_model(const struct llmroof_model *m, const struct llmroof_l
         if (m->moe_experts % ep != 0)
             return llmroof_err_set(err, LLMROOF_EINPUT, "--ep %d does not divide the %ld experts of model '%s'", ep,
                                    m->moe_experts, m->id);
+    } else if (lay->dp_attn && !(lay->moe_tp > 1) && m->moe_experts <= 0) {
+        /* the replicas meet at the MoE layers (SGLang's DP attention); a dense model's replicas
+         * would be independent instances (--instances), and naming --ep first hid the cause */
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "--dp-attention needs a mixture-of-experts model; '%s' is dense (attention replicas "
+                               "meet at the MoE layers; without those they are separate instances)", m->id);
     } else if (lay->dp_attn && !(lay->moe_tp > 1)) {
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "--dp-attention needs --ep greater than 1 (experts split by expert) or --moe-tp greater "

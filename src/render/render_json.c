@@ -568,13 +568,21 @@ char *render_json_report(const struct llmroof_report *r)
     return rj_finish(o);
 }
 
+/* a group with no row has no error: null, as the CSV's empty cells (docs/json.md), never a 0
+ * that reads as a perfect score */
 static cJSON *stats_json(struct val_stats s)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "n", (double)s.n);
-    cJSON_AddNumberToObject(o, "median_abs_error", s.median_abs);
-    cJSON_AddNumberToObject(o, "p90_abs_error", s.p90_abs);
-    cJSON_AddNumberToObject(o, "bias", s.bias);
+    if (s.n > 0) {
+        cJSON_AddNumberToObject(o, "median_abs_error", s.median_abs);
+        cJSON_AddNumberToObject(o, "p90_abs_error", s.p90_abs);
+        cJSON_AddNumberToObject(o, "bias", s.bias);
+    } else {
+        cJSON_AddNullToObject(o, "median_abs_error");
+        cJSON_AddNullToObject(o, "p90_abs_error");
+        cJSON_AddNullToObject(o, "bias");
+    }
     return o;
 }
 

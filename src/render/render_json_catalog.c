@@ -369,6 +369,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "max_paddings_option", true);
         if (e[i].multi_step_scheduling)
             cJSON_AddBoolToObject(o, "multi_step_scheduling", true);
+        if (e[i].recv_interval_option)
+            cJSON_AddBoolToObject(o, "recv_interval_option", true);
         if (e[i].spec_no_overlap)
             cJSON_AddBoolToObject(o, "spec_no_overlap", true);
         if (e[i].pd_decode_first_token)

@@ -49,7 +49,8 @@ static void span_note(const struct plan_option *o, char *buf, size_t n)
     const int dom = o->gpu ? o->gpu->domain_gpus : 0;
     if (o->nodes_per_instance > 1 && len + 1 < n)
         snprintf(buf + len, n - len, "; an instance spans %d nodes%s", o->nodes_per_instance,
-                 dom > o->gpus_per_node && o->nodes_per_instance * o->gpus_per_node <= dom
+                 o->gpu && dom > o->gpus_per_node && o->nodes_per_instance * o->gpus_per_node <= dom &&
+                         dom > o->gpu->gpus_per_node /* a rack's trays; smaller servers: cmd_plan's note */
                      ? " of one NVLink domain"
                      : "");
     len = strlen(buf);

@@ -203,11 +203,18 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
                          sim_rank_share(c, pr, sim_pool_budget(c, k)), sim_rank_share(c, pr, c->max_seqs),
                          PL(sim_rank_share(c, pr, c->max_seqs)));
         }
+        /* three significant figures below 100 GB/s (--kv-link 0.4, 12.5), whole GB/s above */
+        const double link_GBps = c->kv_link_Bps / 1e9;
+        char link[32];
+        if (link_GBps < 99.95)
+            snprintf(link, sizeof link, "%.3g", link_GBps);
+        else
+            snprintf(link, sizeof link, "%.0f", link_GBps);
         sbuf_printf(out, "\ndisaggregated: %d prefill instance%s of %d x %s (TP %d%s), %d decode instance%s of %d x %s "
-                         "(TP %d%s), KV link %.0f GB/s per GPU pair, router %s",
+                         "(TP %d%s), KV link %s GB/s per GPU pair, router %s",
                     c->prefill.instances, c->prefill.instances == 1 ? "" : "s", gp, p->gpu->id, p->tp, lay_s,
                     c->decode.instances, c->decode.instances == 1 ? "" : "s", gd, d->gpu->id, d->tp, lay_d,
-                    c->kv_link_Bps / 1e9, sim_router_name(c->router));
+                    link, sim_router_name(c->router));
         /* a pool whose GPU gives the engine another default budget (sim_pool_engine) says so */
         if (c->max_batched_tokens > 0 && (c->prefill.max_batched_tokens > 0 || c->decode.max_batched_tokens > 0))
             sbuf_printf(out, "; budget %ld tokens/iteration on the prefill pool, %ld on the decode pool",

@@ -493,7 +493,8 @@ void launch_build(const struct plan_input *in, const struct plan_option *o, stru
                 add(c->note, sizeof c->note, "an instance spans %ld nodes%s: start it with the engine's multi-node "
                     "options (SGLang --nnodes/--node-rank/--dist-init-addr; vLLM on a Ray cluster); ",
                     (long)((s.gpus + gpn - 1) / gpn),
-                    o->gpu && o->gpu->domain_gpus > gpn && s.gpus <= o->gpu->domain_gpus ? " (trays of one NVLink domain)"
+                    o->gpu && o->gpu->domain_gpus > gpn && s.gpus <= o->gpu->domain_gpus &&
+                            o->gpu->domain_gpus > o->gpu->gpus_per_node ? " (trays of one NVLink domain)"
                                                                                           : "");
             const struct limits lim = limits_of(in, o->gpu, s);
             if (e == 0)

@@ -49,6 +49,24 @@ check "validate tables fit 100 columns (widest $(widest "$tmp/val"))" [ "$(wides
 check "validate --cv labels its row summary held out" grep -q '^summary (overall, by class, by metric), held out$' "$tmp/cv"
 "$bin" validate tests/data/validation/one-row.csv >"$tmp/cv" 2>/dev/null
 check "validate without --cv labels nothing held out" sh -c "! grep -q 'held out' '$tmp/cv'"
+# JSON says so too: the held-out groups, folds and bounds with --cv, nothing without it; a group
+# with no row has null statistics, not a perfect 0 (a review)
+"$bin" validate tests/data/validation/one-row.csv --cv source --format json >"$tmp/cv.json" 2>/dev/null
+check "validate --cv --format json carries the held-out groups" python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+cv = d['cross_validation']
+assert cv['by'] == 'source' and cv['folds'] == 1 and cv['bounds'], cv
+assert cv['groups'][0]['by'] == 'all' and cv['groups'][0]['n'] == 1, cv['groups'][0]
+assert any(g['by'] == 'source' for g in cv['groups'])
+p = d['summary']['by_class']['prefill']
+assert p['n'] == 0 and p['median_abs_error'] is None and p['bias'] is None, p
+" "$tmp/cv.json"
+"$bin" validate tests/data/validation/one-row.csv --format json >"$tmp/in.json" 2>/dev/null
+check "validate --format json without --cv has no cross_validation" python3 -c "
+import json, sys
+assert 'cross_validation' not in json.load(open(sys.argv[1]))
+" "$tmp/in.json"
 
 # a TP that does not divide the heads: a marked row, not an abort
 "$bin" report --tp 2,3,4 >"$tmp/bad" 2>"$tmp/err"; rc=$?

@@ -119,6 +119,9 @@ echo "ok: man page covers every long option"
 check "sweep output is byte-identical across runs" cmp -s "$tmp/b1.jsonl" "$tmp/b2.jsonl"
 "$bin" check "$tmp/b1.jsonl" >"$tmp/out"; rc=$?
 check "check passes on a fresh baseline" [ "$rc" = 0 ]
+{ cat "$tmp/b1.jsonl"; printf '   \n\t\n \r\n'; } >"$tmp/b1ws.jsonl"
+"$bin" check "$tmp/b1ws.jsonl" >"$tmp/out" 2>&1; rc=$?
+check "check skips lines of blanks as it skips empty ones" [ "$rc" = 0 ]
 awk 'NR == 1 { match($0, /"tpot_s":[0-9.e+-]+/); v = substr($0, RSTART + 9, RLENGTH - 9);
      $0 = substr($0, 1, RSTART + 8) sprintf("%.10g", v * 1.01) substr($0, RSTART + RLENGTH) } { print }' \
     "$tmp/b1.jsonl" >"$tmp/b3.jsonl"

@@ -647,15 +647,17 @@ static void engine_scheduler_fields_are_bounded(void **state)
 }
 
 /* The flags of one engine's versions that simulate takes by name: "max_paddings_option" (vLLM
- * 0.2.1-0.3's --max-paddings) and "multi_step_scheduling" (vLLM 0.6-0.10's V0
- * --num-scheduler-steps). Absent, false (a profile that pads prompt batches, max_paddings > 0,
+ * 0.2.1-0.3's --max-paddings), "multi_step_scheduling" (vLLM 0.6-0.10's V0
+ * --num-scheduler-steps) and "recv_interval_option" (SGLang's --scheduler-recv-interval). Absent, false (a profile that pads prompt batches, max_paddings > 0,
  * takes the first unless it says false, which contradicts it: refused); not a boolean: refused.
  * The shipped profiles: vllm-0.2 and vllm-0.4 (0.3.x) take --max-paddings, vllm-0.6 alone
- * --num-scheduler-steps; vLLM V1 (vllm-0.8, vllm), SGLang and TensorRT-LLM neither. */
+ * --num-scheduler-steps, sglang alone --scheduler-recv-interval; vLLM V1 (vllm-0.8, vllm) and
+ * TensorRT-LLM none. */
 static void engine_flags_of_one_version_are_the_profiles(void **state)
 {
     (void)state;
     expect_engine_refused("\"multi_step_scheduling\": 1", "multi_step_scheduling", true);
+    expect_engine_refused("\"recv_interval_option\": \"true\"", "recv_interval_option", true);
     expect_engine_refused("\"max_paddings_option\": \"yes\"", "max_paddings_option", true);
     expect_engine_refused("\"max_paddings\": 256, \"max_paddings_option\": false", "max_paddings_option", true);
     char text[512];
@@ -669,6 +671,7 @@ static void engine_flags_of_one_version_are_the_profiles(void **state)
     assert_int_equal(catalog_add_engines_text(&cat, text, strlen(text), "e.json", false, &err), 0);
     assert_false(cat.engines[0].max_paddings_option);
     assert_false(cat.engines[0].multi_step_scheduling);
+    assert_false(cat.engines[0].recv_interval_option);
     assert_true(cat.engines[1].max_paddings_option); /* implied by its padding */
     assert_false(cat.engines[1].multi_step_scheduling);
     catalog_free(&cat);
@@ -676,16 +679,19 @@ static void engine_flags_of_one_version_are_the_profiles(void **state)
     assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
     static const struct {
         const char *id;
-        bool pad, steps;
-    } want[] = { { "vllm-0.2", true, false }, { "vllm-0.4", true, false }, { "vllm-0.6", false, true },
-                 { "vllm-0.8", false, false }, { "vllm", false, false }, { "sglang", false, false },
-                 { "tensorrt-llm", false, false }, { "sarathi-serve", false, false } };
+        bool pad, steps, recv;
+    } want[] = { { "vllm-0.2", true, false, false },    { "vllm-0.4", true, false, false },
+                 { "vllm-0.6", false, true, false },    { "vllm-0.8", false, false, false },
+                 { "vllm", false, false, false },       { "sglang", false, false, true },
+                 { "sglang-0.3", false, false, false }, { "tensorrt-llm", false, false, false },
+                 { "sarathi-serve", false, false, false } };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         const struct llmroof_engine *e = catalog_find_engine(&cat, want[i].id);
         assert_non_null(e);
-        if (e->max_paddings_option != want[i].pad || e->multi_step_scheduling != want[i].steps) {
-            print_error("%s: max_paddings_option %d, multi_step_scheduling %d\n", want[i].id, e->max_paddings_option,
-                        e->multi_step_scheduling);
+        if (e->max_paddings_option != want[i].pad || e->multi_step_scheduling != want[i].steps ||
+            e->recv_interval_option != want[i].recv) {
+            print_error("%s: max_paddings_option %d, multi_step_scheduling %d, recv_interval_option %d\n", want[i].id,
+                        e->max_paddings_option, e->multi_step_scheduling, e->recv_interval_option);
             fail();
         }
     }

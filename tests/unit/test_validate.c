@@ -795,11 +795,12 @@ static void serving_rows_take_the_kv_blocks_they_state(void **state)
     catalog_free(&cat);
 }
 
-/* The map's sched_steps and max_paddings columns follow simulate's rule: a row may state them
- * only for an engine whose profile takes the flag (multi_step_scheduling: vllm-0.6;
- * max_paddings_option: vllm-0.2, vllm-0.4), else the map is refused naming the row, the column
- * and the engine (vLLM V1 never had --num-scheduler-steps, nor SGLang --max-paddings); a row
- * without an engine takes both, as simulate without -e. */
+/* The map's sched_steps, max_paddings and recv_interval columns follow simulate's rule: a row may
+ * state them only for an engine whose profile takes the flag (multi_step_scheduling: vllm-0.6;
+ * max_paddings_option: vllm-0.2, vllm-0.4; recv_interval_option: sglang), else the map is refused
+ * naming the row, the column and the engine (vLLM V1 never had --num-scheduler-steps, nor SGLang
+ * --max-paddings, nor vLLM --scheduler-recv-interval); a row without an engine takes all three, as
+ * simulate without -e. */
 static void serving_rows_state_only_the_flags_their_engine_has(void **state)
 {
     (void)state;
@@ -808,22 +809,24 @@ static void serving_rows_state_only_the_flags_their_engine_has(void **state)
     char m[4096];
     const char *hdr = "id,model,gpu,engine,wdt,kvdt,tp,ep,dp_attn,instances,disagg,workload,load,requests,metric,stat,"
                       "divide,slo,spec,base,notes,skip,max_seqs,max_batched_tokens,chunked,sched_steps,engine_use_ray,"
-                      "max_paddings\n";
+                      "max_paddings,recv_interval\n";
     static const struct {
-        const char *engine, *steps, *pad, *refused; /* refused: the message's text, NULL: mapped */
+        const char *engine, *steps, *pad, *recv, *refused; /* refused: the message's text, NULL: mapped */
     } cases[] = {
-        { "vllm-0.6", "8", "", NULL },
-        { "vllm-0.2", "", "256", NULL },
-        { "vllm-0.4", "", "0", NULL },
-        { "", "8", "256", NULL },
-        { "vllm", "8", "", "map:2: sched_steps 8: engine 'vllm' has no --num-scheduler-steps" },
-        { "vllm-0.8", "4", "", "map:2: sched_steps 4: engine 'vllm-0.8' has no --num-scheduler-steps" },
-        { "sglang", "", "0", "map:2: max_paddings 0: engine 'sglang' has no --max-paddings" },
-        { "vllm-0.6", "", "256", "map:2: max_paddings 256: engine 'vllm-0.6' has no --max-paddings" },
+        { "vllm-0.6", "8", "", "", NULL },
+        { "vllm-0.2", "", "256", "", NULL },
+        { "vllm-0.4", "", "0", "", NULL },
+        { "sglang", "", "", "10", NULL },
+        { "", "8", "256", "10", NULL },
+        { "vllm", "8", "", "", "map:2: sched_steps 8: engine 'vllm' has no --num-scheduler-steps" },
+        { "vllm-0.8", "4", "", "", "map:2: sched_steps 4: engine 'vllm-0.8' has no --num-scheduler-steps" },
+        { "sglang", "", "0", "", "map:2: max_paddings 0: engine 'sglang' has no --max-paddings" },
+        { "vllm-0.6", "", "256", "", "map:2: max_paddings 256: engine 'vllm-0.6' has no --max-paddings" },
+        { "vllm", "", "", "10", "map:2: recv_interval 10: engine 'vllm' has no --scheduler-recv-interval" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         snprintf(m, sizeof m, "%ss1,llama-2-7b,a100-sxm4-80gb,%s,fp16,fp16,1,,,1,,fixed:512:128,offline,64,req_s,mean,"
-                              ",,,,,,,,,%s,,%s\n", hdr, cases[i].engine, cases[i].steps, cases[i].pad);
+                              ",,,,,,,,,%s,,%s,%s\n", hdr, cases[i].engine, cases[i].steps, cases[i].pad, cases[i].recv);
         struct srv_case *c = NULL;
         size_t n = 0;
         struct llmroof_err err = { 0 };
