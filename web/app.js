@@ -345,8 +345,12 @@ function curveSVG(points, kind) {
     ${dots(y1, Y1, 'lat')}${dots(y2, Y2, 'tok')}</svg>`;
 }
 
+// Each panel answers its newest submit only: a slower, older answer arriving later is dropped (a
+// review: a 5 s plan overwrote the 1 s one asked after it, the form showing the newer inputs)
+let servingSeq = 0, planSeq = 0;
 async function updateServing(ev) {
   if (ev) ev.preventDefault();
+  const seq = ++servingSeq;
   writeURL();
   const bad = linkProblem(['model', 'gpu', 'engine', 'weight_dtype', 'kv_dtype', 'workload', 'loadkind']) ||
     emptyProblem(servingForm, ['points', 'requests']) || emptyProblem(setupForm, ['tp']);
@@ -362,6 +366,7 @@ async function updateServing(ev) {
   $('status').textContent = 'simulating…';
   try {
     const d = await api('simulate', o);
+    if (seq !== servingSeq) return; // a newer submit won
     showError('serving-error', null);
     const pts = d.points.map((p) => ({ x: p[s.loadkind], tpot: p.tpot_s.p99, tok: p.output_tok_s, p,
       over: !!(p.load && p.load.overloaded) }));
@@ -391,6 +396,9 @@ async function updateServing(ev) {
     setStale('serving', false);
     $('status').textContent = 'simulated ' + pts.length + ' point' + (pts.length === 1 ? '' : 's');
   } catch (err) {
+    if (seq !== servingSeq) return;
+    // no curve or table of an earlier run beside the error
+    $('curve').innerHTML = ''; $('serving-table').innerHTML = ''; $('serving-note').hidden = true;
     showError('serving-error', err);
     $('status').textContent = 'error';
   }
@@ -435,6 +443,7 @@ function starved(op) {
 
 async function updatePlan(ev) {
   if (ev) ev.preventDefault();
+  const seq = ++planSeq;
   writeURL();
   const bad = linkProblem(['model', 'engine', 'weight_dtype', 'kv_dtype', 'workload', 'plankind']) ||
     emptyProblem(planForm, ['gpus', 'tps', 'amount']) || emptyProblem(servingForm, ['ttft_slo', 'tpot_slo']);
@@ -451,6 +460,7 @@ async function updatePlan(ev) {
   $('status').textContent = 'planning…';
   try {
     const d = await api('plan', o);
+    if (seq !== planSeq) return; // a newer submit won
     lastPlan = d;
     showError('plan-error', d.best ? null : new Error('no configuration meets the SLOs; every row says why'));
     const rate = s.plankind === 'rate';
@@ -481,6 +491,7 @@ async function updatePlan(ev) {
     setStale('plan', false);
     $('status').textContent = d.best ? 'plan: ' + d.best.gpus + ' GPU' + (d.best.gpus === 1 ? '' : 's') : 'plan: nothing feasible';
   } catch (err) {
+    if (seq !== planSeq) return;
     planFailed(err);
   }
 }

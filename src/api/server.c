@@ -213,34 +213,29 @@ static bool too_many_values(const cJSON *req, char *msg, size_t n)
     return false;
 }
 
-/* A number given as a JSON number or a string ("250"); false when absent or not a number. */
-static bool opt_number(const cJSON *req, const char *dash, double *v)
-{
-    const cJSON *it;
-    cJSON_ArrayForEach(it, req) {
-        char k[64];
-        key_norm(it->string, k, sizeof k);
-        if (strcmp(k, dash) != 0)
-            continue;
-        if (cJSON_IsNumber(it)) {
-            *v = it->valuedouble;
-            return true;
-        }
-        return cJSON_IsString(it) && parse_double(it->valuestring, v);
-    }
-    return false;
-}
-
 static const cJSON *opt_item(const cJSON *req, const char *dash)
 {
     const cJSON *it;
     cJSON_ArrayForEach(it, req) {
         char k[64];
         key_norm(it->string, k, sizeof k);
-        if (!strcmp(k, dash))
-            return it;
+        if (!strcmp(k, dash)) /* null and false are no option (api.c): the default runs, and the
+                                 limits count the default (a review: "tp": null passed them) */
+            return cJSON_IsNull(it) || cJSON_IsFalse(it) ? NULL : it;
     }
     return NULL;
+}
+
+/* A number given as a JSON number or a string ("250"); false when absent (or null, false) or not
+ * a number. */
+static bool opt_number(const cJSON *req, const char *dash, double *v)
+{
+    const cJSON *it = opt_item(req, dash);
+    if (it && cJSON_IsNumber(it)) {
+        *v = it->valuedouble;
+        return true;
+    }
+    return it && cJSON_IsString(it) && parse_double(it->valuestring, v);
 }
 
 /* The N of a pool option ("prefill_pool": 4 or "4:h100:2", N[:GPU[:TP]], cmd_simulate.c): true

@@ -209,8 +209,11 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     if ((rc = estimate_run_spec(&setup, &req, x.sp.method ? &spec : NULL, &e, &err)))
         return cli_fail(c, &err);
     if (x.sp.method && e.decode_steps <= 0) /* review19 item 8: said, not dropped in silence */
-        fprintf(c->errf, "llmroof: note: --output %ld leaves no decode step, so --spec %s changes nothing\n", x.s.output,
-                x.sp.method);
+        /* the drafter still takes the prompt (TTFT) and its memory (a review: "changes nothing" beside
+         * a TTFT and a max batch that it had changed) */
+        fprintf(c->errf, "llmroof: note: --output %ld leaves no decode step, so --spec %s speeds nothing up; its "
+                         "drafter's pass over the prompt (TTFT) and its memory are still counted\n",
+                x.s.output, x.sp.method);
     else if (e.decode_steps <= 0) /* a TPOT of 0 would pass any per-token SLO: none is printed */
         fprintf(c->errf, "llmroof: note: --output %ld leaves no decode step: tpot and decode_tok_s are n/a (null in "
                          "JSON; give --output 2 or more to time decoding)\n", x.s.output);
@@ -633,6 +636,14 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         if (mem.drafter_bytes_per_gpu > 0)
             sbuf_printf(&c->out, " + drafter %s", cli_fmt_bytes(mem.drafter_bytes_per_gpu, b1, sizeof b1));
         sbuf_printf(&c->out, ", KV %s per token", cli_fmt_bytes(mem.kv_bytes_per_token_per_gpu, b2, sizeof b2));
+        /* recurrent layers' state a sequence, and under speculation its copies, which the max batch
+         * holds too (a review: the batch could not be rebuilt from the line) */
+        if (mem.state_bytes_per_seq_per_gpu > 0) {
+            sbuf_printf(&c->out, ", state %s per sequence", cli_fmt_bytes(mem.state_bytes_per_seq_per_gpu, b2, sizeof b2));
+            if (mem.state_copies > 0)
+                sbuf_printf(&c->out, " x %.0f (its own and %.0f speculative copies)", 1.0 + mem.state_copies,
+                            mem.state_copies);
+        }
         /* under PP those are the fullest stage's, while the max batch is the tightest stage's pool
          * (memory.h kv_stage): name that stage so the line's figures reproduce its batch */
         if (memory_kv_stage_differs(&mem))

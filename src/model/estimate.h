@@ -178,7 +178,9 @@ int estimate_run(const struct llmroof_setup *s, const struct llmroof_request *r,
 /* estimate_run with speculative decoding (spec NULL: none, estimate_run's numbers). The decode
  * phase is the target's verification pass of `verify` tokens per sequence, its mean over the
  * contexts P+1 .. P+O-1 as without speculation; the drafter's passes are costed at the mean
- * context; TPOT = (verification + draft) / tokens_per_step, e2e = TTFT + (O - 1) TPOT. */
+ * context; TPOT = (verification + draft) x max((O - 1) / tokens_per_step, ceil((O - 1) / (steps + 1)))
+ * / (O - 1), i.e. (verification + draft) / tokens_per_step unless the output is shorter than a few
+ * steps (at least one whole step), e2e = TTFT + (O - 1) TPOT. */
 int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_request *r,
                       const struct llmroof_spec_decode *spec, struct llmroof_estimate *out,
                       struct llmroof_err *err);

@@ -254,6 +254,10 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
     if (mem->state_bytes_per_seq > 0) { /* recurrent layers only */
         cJSON_AddNumberToObject(o, "state_bytes_per_seq", mem->state_bytes_per_seq);
         cJSON_AddNumberToObject(o, "state_bytes_per_seq_per_gpu", mem->state_bytes_per_seq_per_gpu);
+        /* speculative decoding's copies beside each sequence's own, which max_batch holds (a review:
+         * max_batch could not be rebuilt from the figures printed) */
+        if (mem->state_copies > 0)
+            cJSON_AddNumberToObject(o, "spec_state_copies", mem->state_copies);
     }
     cJSON_AddNumberToObject(o, "kv_capacity_tokens", mem->kv_capacity_tokens);
     if (mem->attn_dp > 1)

@@ -229,6 +229,38 @@ def check_page_wording(br, url, failures):
         failures.append("plan GPUs foo: %r" % err)
 
 
+def check_newest_answer_wins(br, url, failures):
+    # a slower, older plan or simulation answer arriving after a newer one is dropped (a review: a
+    # 5 s plan overwrote the 1 s plan asked after it). The page's fetch is slowed for the first
+    # request (the one naming a100), so its answer comes last
+    load(br, url + "?model=llama-3.1-8b&gpu=h100&batch=8")
+    br.js("(() => { const orig = window.fetch; window.__fetch = orig;"
+          " window.fetch = (u, o) => o && o.body && o.body.includes('a100')"
+          "   ? new Promise((res) => setTimeout(() => res(orig(u, o)), 1500)) : orig(u, o);"
+          " const f = document.getElementById('plan'); f.plankind.value = 'users'; f.amount.value = '50';"
+          " f.fast.checked = true; f.tps.value = '1';"
+          " f.gpus.value = 'h100,a100'; f.querySelector('button').click();"
+          " f.gpus.value = 'h100'; f.querySelector('button').click(); })()")
+    br.wait("document.getElementById('status').textContent.startsWith('plan')")
+    br.js("new Promise((res) => setTimeout(res, 2500))")  # past the slowed answer
+    gpus = br.js("[...document.querySelectorAll('#plan-table tr td:first-child')].map((td) => td.textContent)")
+    if not gpus or any(g != "h100-sxm5-80gb" for g in gpus):
+        failures.append("the older plan's answer replaced the newer one: rows %r" % gpus)
+    # the serving panel likewise: the older run (a100 is not in it, so slow the one of 2 points)
+    br.js("(() => { const orig = window.__fetch;"
+          " window.fetch = (u, o) => o && o.body && o.body.includes('\"1,2\"')"
+          "   ? new Promise((res) => setTimeout(() => res(orig(u, o)), 1500)) : orig(u, o);"
+          " const f = document.getElementById('serving'); f.requests.value = '20';"
+          " f.points.value = '1,2'; f.querySelector('button').click();"
+          " f.points.value = '3'; f.querySelector('button').click(); })()")
+    br.wait("document.getElementById('status').textContent.startsWith('simulated')")
+    br.js("new Promise((res) => setTimeout(res, 2500))")
+    rows = br.js("document.querySelectorAll('#serving-table tr').length - 1")
+    if rows != 1:
+        failures.append("the older simulation's answer replaced the newer one: %r points shown, 1 asked" % rows)
+    br.js("window.fetch = window.__fetch")
+
+
 def check_roofline_and_labels(br, url, failures):
     load(br, url + "?model=llama-3.1-8b&gpu=h100&batch=8")
     svg = br.js("(() => { const s = document.querySelector('#roofline svg');"
@@ -481,6 +513,7 @@ def main():
         check_roofline_and_labels(br, url, failures)
         check_messages_and_url(br, url, failures)
         check_page_wording(br, url, failures)
+        check_newest_answer_wins(br, url, failures)
     finally:
         br.close()
         server.send_signal(signal.SIGTERM)

@@ -347,6 +347,17 @@ class Server(unittest.TestCase):
         st, _, data = self.post("plan", {"model": "llama-2-7b", "gpus": "all"})
         self.assertEqual(st, 400)
         self.assertIn("layouts", self.error(data))
+        # null is no option: the default runs, and the limits count the default (a review: "tp":
+        # null counted one TP value where the default, 1,2,4,8, searches four; "workload": null
+        # counted no tokens at all where the default chat draws about 500 a request)
+        st, _, data = self.post("plan", {"model": "llama-2-7b", "gpus": "a100,h100,l40s,a10,a30,a40,v100,h200,l4",
+                                         "tp": None, "users": 100, "fast": True})
+        self.assertEqual(st, 400)  # 9 GPUs x the default's 4 TP values = 36 > 32 (counted 9 x 1)
+        self.assertIn("36 layouts to search", self.error(data))
+        st, _, data = self.post("simulate", {"model": "llama-3.1-8b", "gpu": "h100", "workload": None,
+                                             "requests": 1000, "shared_prefix": "100000"})
+        self.assertEqual(st, 400)
+        self.assertIn("(the means of workload 'chat')", self.error(data))
 
     def test_named_workloads_count_their_mean_lengths(self):
         # a named workload was counted at 2048 output tokens a request whatever its means, so

@@ -1534,6 +1534,35 @@ static void spec_decode_tpot_is_step_over_expected_tokens(void **state)
     catalog_free(&cat);
 }
 
+/* A short output takes whole steps: O - 1 tokens at E tokens a step take max((O - 1) / E,
+ * ceil((O - 1) / (k + 1))) steps, at least one (a review: a 2-token output at E = 6.13 took 0.16 of
+ * an 11 ms step, speculation beating plain decoding where each step was twice as slow).
+ *   k 8 at acceptance 0.9: E = (1 - 0.9^9) / (1 - 0.9) = 6.1258
+ *   O 2:  1 token, max(0.163, ceil(1 / 9) = 1) = 1 step: e2e - TTFT = step
+ *   O 10: 9 tokens, max(9 / 6.1258 = 1.4692, ceil(9 / 9) = 1) = 1.4692 steps
+ *   O 1001: 1000 / 6.1258 = 163.24 steps > ceil(1000 / 9) = 112: TPOT = step / E */
+static void spec_decode_short_outputs_take_whole_steps(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-3.1-8b", "h100", 1);
+    const double E = sim_spec_tokens_per_step(8, 0.9);
+    assert_rel_close(E, (1.0 - pow(0.9, 9)) / 0.1, 1e-12);
+    const struct llmroof_spec_decode eagle = { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 8, 0.9, 0, 9, E, 0, true, { 0 } };
+    struct llmroof_estimate e;
+    struct llmroof_err err = { 0 };
+    struct llmroof_request r2 = { 1, 100, 2 }, r10 = { 1, 100, 10 }, r1001 = { 1, 100, 1001 };
+    assert_int_equal(estimate_run_spec(&s, &r2, &eagle, &e, &err), 0);
+    assert_rel_close(e.e2e_s - e.ttft_s, e.step_s, 1e-12);
+    const double plain2 = run(&s, 1, 100, 2).e2e_s;
+    assert_true(e.e2e_s > plain2); /* each step is slower than a plain one; one step is needed */
+    assert_int_equal(estimate_run_spec(&s, &r10, &eagle, &e, &err), 0);
+    assert_rel_close(e.e2e_s - e.ttft_s, e.step_s * 9.0 / E, 1e-12);
+    assert_int_equal(estimate_run_spec(&s, &r1001, &eagle, &e, &err), 0);
+    assert_rel_close(e.tpot_s, e.step_s / E, 1e-12);
+    catalog_free(&cat);
+}
+
 /* A verification pass needs the target's logits at every verified position, not one row per
  * sequence: the LM head and the logits' gather scale with B x V (review19 item 3). */
 static void verification_computes_logits_at_every_position(void **state)
@@ -1765,6 +1794,7 @@ int main(void)
         cmocka_unit_test(phase_columns_reconcile_with_the_time),
         cmocka_unit_test(hidden_all_to_all_does_not_bound_the_step),
         cmocka_unit_test(spec_decode_tpot_is_step_over_expected_tokens),
+        cmocka_unit_test(spec_decode_short_outputs_take_whole_steps),
         cmocka_unit_test(two_batch_overlap_needs_every_replica_split),
         cmocka_unit_test(two_batch_overlap_decode_reads_the_weights_twice),
         cmocka_unit_test(two_batch_overlap_still_wins_a_compute_bound_prefill),
