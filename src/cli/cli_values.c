@@ -423,6 +423,21 @@ static struct llmroof_dtypes model_dtypes(struct cli *c, const struct llmroof_mo
         d.state_set = false;
     }
     const struct llmroof_dtypes own = ckpt_dtypes(m, s->eff.engine, d, s->have_weight);
+    /* a compute dtype narrower than the weights as stored: no engine runs 16-bit weights through
+     * 8- or 4-bit GEMMs (an fp8 deployment of a 16-bit checkpoint quantizes the weights as it loads
+     * them, vLLM --quantization fp8: --weight-dtype fp8). Taken as asked, a what-if, but said (a
+     * review: W16A4 on a B200 passed without a word) */
+    enum llmroof_dtype ck; /* a checkpoint that stores some GEMM weights narrower (NVFP4's MLPs beside
+                              bf16 attention, gpt-oss's MXFP4 experts) or all at that width runs them so */
+    const bool ck_narrow = m && !s->have_weight && m->ckpt_format[0] &&
+                           (m->ckpt_per_op || m->ckpt_expert_bits > 0 ||
+                            (ckpt_weight_dtype(m, &ck) && dtype_bytes(ck) <= dtype_bytes(own.act)));
+    if (notes && s->have_act && !ck_narrow && !(own.weight_bits > 0) && dtype_bytes(own.act) < dtype_bytes(own.weight))
+        fprintf(c->errf, "llmroof: note: option '--act-dtype': %s GEMMs over %s weights is a what-if no engine runs: "
+                         "the weights are read at %s and multiplied at the %s rate (an %s deployment stores them so: "
+                         "--weight-dtype %s)\n",
+                dtype_name(own.act), dtype_name(own.weight), dtype_name(own.weight), dtype_name(own.act),
+                dtype_name(own.act), dtype_name(own.act));
     if (g) {
         const struct llmroof_dtypes on = ckpt_gpu_dtypes(m, own, s->have_weight, s->have_act, g);
         if (notes)
