@@ -240,7 +240,9 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
     cJSON_AddNumberToObject(o, "workspace_bytes_per_gpu", mem->workspace_bytes_per_gpu);
     cJSON_AddNumberToObject(o, "reserve_bytes_per_gpu", mem->reserve_bytes_per_gpu);
     if (mem->drafter_bytes_per_gpu > 0) /* estimate --spec: the drafter's weights beside the target's */
-        cJSON_AddNumberToObject(o, "drafter_bytes_per_gpu", mem->drafter_bytes_per_gpu);
+        /* whole bytes, as the weights' (its share of the pipeline stages is a mean: a review found
+         * 2813074894.451613) */
+        cJSON_AddNumberToObject(o, "drafter_bytes_per_gpu", round(mem->drafter_bytes_per_gpu));
     cJSON_AddNumberToObject(o, "kv_capacity_bytes_per_gpu", mem->kv_capacity_bytes_per_gpu);
     if (mem->kv_copy) /* TGI 0.8: the capacity is half of usable - weights - workspace - reserve */
         cJSON_AddBoolToObject(o, "kv_pool_halved", true);
