@@ -594,6 +594,19 @@ void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu 
         placed.y[placed.n] = labs[i].y + 4;
         placed.w[placed.n++] = 10;
     }
+    /* and the bandwidth slope, sampled along x, within the room the labels leave (a review: the
+     * numbers of points near it sat on the line) */
+    {
+        const double x0 = X(xa), x1 = X(xb), y0 = Y(ya), y1 = Y(yb);
+        const int room = 128 - 2 * (int)nl;
+        const int ns = room > 0 ? (int)fmin((double)room, ceil((x1 - x0) / 8.0)) : 0;
+        for (int k = 0; k < ns; k++) {
+            const double f = ns > 1 ? (double)k / (double)(ns - 1) : 0.0, x = x0 + f * (x1 - x0);
+            placed.x[placed.n] = x - 4;
+            placed.y[placed.n] = y0 + f * (y1 - y0) + 4;
+            placed.w[placed.n++] = 8;
+        }
+    }
     for (size_t i = 0; i < nl; i++) {
         char num[24];
         snprintf(num, sizeof num, "%zu", i + 1);

@@ -53,6 +53,24 @@ check "ms and tokens/s have separate axes" sh -c \
 "$bin" roofline -m deepseek-v3 -g h200 -t 8 -b 32 --svg "$tmp/f3.svg" >/dev/null 2>&1 || \
     "$bin" roofline -m qwen2.5-72b -g h200 -t 8 -b 32 --svg "$tmp/f3.svg" >/dev/null
 check "roofline labels are numbers with a list of operator names" grep -q '<tspan font-weight="bold"[^>]*>1</tspan> prefill' "$tmp/f1.svg"
+# a point's number keeps off the bandwidth slope (a review: Mixtral's prefill norm "1" sat on it):
+# no label's box (11 px high, its width) is crossed by the line
+"$bin" roofline -m mixtral-8x7b -g h100 -t 2 --svg "$tmp/f4.svg" >/dev/null
+check "roofline point numbers keep off the bandwidth slope" python3 -c '
+import re, sys
+s = open(sys.argv[1]).read()
+x1, y1, x2, y2 = map(float, re.search(r"<line x1=\"([-\d.]+)\" y1=\"([-\d.]+)\" x2=\"([-\d.]+)\" y2=\"([-\d.]+)\" "
+                                      r"stroke=\"#333333\" stroke-width=\"2\"", s).groups())
+labels = re.findall(r"<text x=\"([-\d.]+)\" y=\"([-\d.]+)\" font-size=\"11\" font-weight=\"bold\" fill=\"[^\"]+\">(\d+)</text>", s)
+assert labels
+for lx, ly, num in labels:
+    lx, ly = float(lx), float(ly)
+    w = 7.0 * len(num)
+    for k in range(101):  # the line inside the label box [lx, lx + w] x [ly - 11, ly]?
+        x = x1 + (x2 - x1) * k / 100.0
+        y = y1 + (y2 - y1) * k / 100.0
+        assert not (lx <= x <= lx + w and ly - 11 <= y <= ly), (num, lx, ly, x, y)
+' "$tmp/f4.svg"
 # every GPU of the catalog: the latency chart widens to 24 px a group, so that the GPU names,
 # turned 30 degrees, clear each other (37 names had overlapped in 800 px)
 check "a latency chart of every GPU gives each group 24 px or more" python3 -c '
