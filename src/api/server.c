@@ -331,7 +331,13 @@ static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, con
     const int all_gpus = (int)api_ctx_gpu_count(ctx);
     if (!strcmp(cmd, "simulate")) {
         double reqs = 250, inst = 1; /* cmd_simulate.c's default --requests */
-        opt_number(req, "requests", &reqs);
+        /* below one too, in this server's range: the library's own message gives the CLI's, whose
+         * 10,000,000 this server never takes (a review: the page said "[1, 10000000]") */
+        if (opt_number(req, "requests", &reqs) && !(reqs >= 1)) {
+            snprintf(msg, n, "llmroof: error: request: field 'requests': %g is not a whole number in [1, %ld] (this "
+                             "server's limit)", reqs, lim->max_requests);
+            return 400;
+        }
         if (reqs > (double)lim->max_requests) {
             snprintf(msg, n, "llmroof: error: request: field 'requests': %g is past this server's limit of %ld requests",
                      reqs, lim->max_requests);

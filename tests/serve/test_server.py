@@ -341,6 +341,10 @@ class Server(unittest.TestCase):
         st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", "requests": 1000000})
         self.assertEqual(st, 400)
         self.assertIn("limit", self.error(data))
+        # below the range, the server's range too (the library's own message gives the CLI's 1e7)
+        st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", "requests": 0})
+        self.assertEqual(st, 400)
+        self.assertIn("field 'requests': 0 is not a whole number in [1, 20000]", self.error(data))
         st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", "requests": 20000,
                                              "workload": "fixed:128:4096"})
         self.assertEqual(st, 400)  # 20000 x 4096 = 8.2e7 tokens > 2e7
