@@ -423,28 +423,13 @@ static bool first_seen(char (*seen)[VAL_TEXT], size_t *ns, const char *k)
     return true;
 }
 
-/* A group's n, median and 90th-percentile |error| and bias (fractions) under the given names: null
- * where the group has no row, as the CSV's empty cells (docs/json.md), never a 0 that reads as a
- * perfect score */
-static void stats_fields(cJSON *r, struct val_stats s, const char *median, const char *p90)
-{
-    cJSON_AddNumberToObject(r, "n", (double)s.n);
-    const char *k[3] = { median, p90, "bias" };
-    const double v[3] = { s.median_abs, s.p90_abs, s.bias };
-    for (int i = 0; i < 3; i++)
-        if (s.n > 0)
-            cJSON_AddNumberToObject(r, k[i], v[i]);
-        else
-            cJSON_AddNullToObject(r, k[i]);
-}
-
 /* One held-out group's statistics for --format json */
 static void cv_group_json(cJSON *arr, const char *by, const char *group, struct val_stats s)
 {
     cJSON *r = cJSON_CreateObject();
     cJSON_AddStringToObject(r, "by", by);
     cJSON_AddStringToObject(r, "group", group);
-    stats_fields(r, s, "median_abs_error", "p90_abs_error");
+    render_json_add_stats(r, s, "median_abs_error", "p90_abs_error");
     cJSON_AddItemToArray(arr, r);
 }
 
@@ -750,7 +735,7 @@ static void summary_row(struct table *t, cJSON *jsum, const char *name, struct v
     table_str(t, name);
     table_val_stats(t, s);
     if (jsum) {
-        stats_fields(cJSON_AddObjectToObject(jsum, name), s, "median_abs", "p90_abs");
+        render_json_add_stats(cJSON_AddObjectToObject(jsum, name), s, "median_abs", "p90_abs");
     }
 }
 

@@ -574,21 +574,24 @@ char *render_json_report(const struct llmroof_report *r)
     return rj_finish(o);
 }
 
-/* a group with no row has no error: null, as the CSV's empty cells (docs/json.md), never a 0
- * that reads as a perfect score */
+void render_json_add_stats(cJSON *o, struct val_stats s, const char *median_key, const char *p90_key)
+{
+    /* a group with no row has no error: null, as the CSV's empty cells (docs/json.md), never a 0
+     * that reads as a perfect score */
+    cJSON_AddNumberToObject(o, "n", (double)s.n);
+    const char *k[3] = { median_key, p90_key, "bias" };
+    const double v[3] = { s.median_abs, s.p90_abs, s.bias };
+    for (int i = 0; i < 3; i++)
+        if (s.n > 0)
+            cJSON_AddNumberToObject(o, k[i], v[i]);
+        else
+            cJSON_AddNullToObject(o, k[i]);
+}
+
 static cJSON *stats_json(struct val_stats s)
 {
     cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "n", (double)s.n);
-    if (s.n > 0) {
-        cJSON_AddNumberToObject(o, "median_abs_error", s.median_abs);
-        cJSON_AddNumberToObject(o, "p90_abs_error", s.p90_abs);
-        cJSON_AddNumberToObject(o, "bias", s.bias);
-    } else {
-        cJSON_AddNullToObject(o, "median_abs_error");
-        cJSON_AddNullToObject(o, "p90_abs_error");
-        cJSON_AddNullToObject(o, "bias");
-    }
+    render_json_add_stats(o, s, "median_abs_error", "p90_abs_error");
     return o;
 }
 

@@ -74,6 +74,10 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
 
 /* `validate --format json`: rows, unmapped rows and the summary. */
 char *render_json_validate(const char *fname, const struct val_case *cases, size_t n, enum val_group by);
+/* Adds a validation group's "n", its median and 90th-percentile |error| under the given keys and
+ * "bias" (fractions) to object o; null statistics for a group with no row. */
+struct cJSON;
+void render_json_add_stats(struct cJSON *o, struct val_stats s, const char *median_key, const char *p90_key);
 /* The uncertainty bands file read by --range (data/uncertainty.json). */
 /* cv: "source" or "gpu" when the static predictions were held out (validate --cv), NULL when in
  * sample; serving: the serving rows' file where u holds their bands (serving_*), else NULL, and
