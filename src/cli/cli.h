@@ -302,6 +302,9 @@ int cli_layout_check(struct cli *c, const struct cli_setup_opts *s);
 /* Looks up --engine after the catalog is loaded, after cli_layout_check. Returns 0 or 2 after
  * printing the error. */
 int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s);
+/* Refuses `seqs` sequences at once (option --OPTION) above what engine en runs whatever its flags
+ * (its profile's max_batch: calm's one); 0 when en is NULL or runs them, else 2 after the error. */
+int cli_engine_batch_check(struct cli *c, const struct llmroof_engine *en, const char *option, long seqs);
 /* A note on stderr where an engine's static fraction (SGLang) makes --reserve or --workspace moot. */
 void cli_note_static_mem(struct cli *c, const struct cli_setup_opts *s);
 /* The engine's KV pool as simulate sets it up (sim_config_engine) on s->mem: its share of the

@@ -361,6 +361,14 @@ void cli_engine_mem(struct cli_setup_opts *s, const struct llmroof_setup *setup,
     sim_engine_mem_opts(s->eff.engine, setup, s->have_mem_util, s->have_reserve, keep_mbt, keep_seqs, &s->mem);
 }
 
+int cli_engine_batch_check(struct cli *c, const struct llmroof_engine *en, const char *option, long seqs)
+{
+    if (!en || !(en->max_batch > 0) || seqs <= en->max_batch)
+        return 0;
+    return cli_usage_error(c, "option '--%s': %ld is above the %ld sequence%s engine '%s' runs at once (its profile's "
+                              "\"max_batch\")", option, seqs, en->max_batch, en->max_batch == 1 ? "" : "s", en->id);
+}
+
 int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
 {
     int lrc = cli_layout_check(c, s);
@@ -404,6 +412,18 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
                                   "\"dp_attention\"); %s%s%sor leave the option out",
                                s->eff.engine->id, ok[0] ? "pick one that does (" : "", ok, ok[0] ? ") " : "");
     }
+    /* what the runtime cannot run at all (calm: one GPU, one sequence) is refused, not costed as a
+     * layout or a batch it never forms (a review: calm at batch 8, TP 2, printed a throughput) */
+    const struct llmroof_engine *en = s->eff.engine;
+    const struct llmroof_layout lay = cli_layout(s);
+    const long gpus = (long)ops_layout_stage_gpus(&lay, (int)s->tp) * (lay.pp > 1 ? lay.pp : 1);
+    if (en->max_gpus > 0 && gpus > en->max_gpus)
+        return cli_usage_error(c, "engine '%s' runs an instance on at most %ld GPU%s (its profile's \"max_gpus\"); "
+                                  "this layout takes %ld: lower --tp%s",
+                               en->id, en->max_gpus, en->max_gpus == 1 ? "" : "s", gpus,
+                               lay.pp > 1 || lay.ep > 1 ? ", --pp or --ep" : "");
+    if ((rc = cli_engine_batch_check(c, en, "batch", s->batch)))
+        return rc;
     if (s->eff.engine_use_ray && !(s->eff.engine->tp_step_overhead_s > 0))
         fprintf(c->errf, "llmroof: warning: option '--engine-use-ray' has no effect with engine '%s': its profile "
                          "states no per-step remote call (tp_step_overhead_s 0)\n", s->eff.engine->id);

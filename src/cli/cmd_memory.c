@@ -102,6 +102,8 @@ int cmd_memory(struct cli *c, int argc, char **argv)
      * device, or TensorRT-LLM's and LMDeploy's share of the free memory, and the workspace of its
      * token budget and sequence limit, where the command line does not state them */
     const struct llmroof_setup setup = { m, g, (int)s.tp, dt, roofline_effs_tp(g, &s.eff, (int)s.tp), cli_layout(&s) };
+    if (x.have_maxseqs && (rc = cli_engine_batch_check(c, s.eff.engine, "max-seqs", (long)x.s.mem.max_seqs)))
+        return rc;
     cli_engine_mem(&s, &setup, x.have_mbt, x.have_maxseqs);
     cli_note_static_mem(c, &s);
     struct llmroof_memory mem;
@@ -237,8 +239,13 @@ int cmd_memory(struct cli *c, int argc, char **argv)
             sbuf_printf(&c->out, "does NOT fit: batch %ld exceeds the max batch of %.0f sequence%s of %ld tokens\n",
                         s.batch, mem.max_batch, mem.max_batch == 1.0 ? "" : "s", s.context);
         } else {
-            sbuf_printf(&c->out, "fits: max batch %.0f sequence%s of %ld tokens\n", mem.max_batch,
+            /* the KV cache's batch; an engine that runs fewer at once (calm: one) says so */
+            const long eb = s.eff.engine ? s.eff.engine->max_batch : 0;
+            sbuf_printf(&c->out, "fits: max batch %.0f sequence%s of %ld tokens", mem.max_batch,
                         mem.max_batch == 1.0 ? "" : "s", s.context);
+            if (eb > 0 && mem.max_batch > (double)eb)
+                sbuf_printf(&c->out, " in the KV cache; engine %s runs %ld at once", s.eff.engine->id, eb);
+            sbuf_append(&c->out, "\n");
         }
         sbuf_append(&c->out, "\n");
     }

@@ -337,6 +337,30 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return rc;
     if ((rc = cli_tp_list(c, x->tps ? x->tps : "1,2,4,8", x->in.tps, PLAN_MAX_TPS, &x->in.ntps)))
         return rc;
+    /* an engine that runs an instance on few GPUs (calm: one) plans with the TPs it runs; the
+     * others are said to be left out, and a list of none of them is refused */
+    const struct llmroof_engine *en = x->s.eff.engine;
+    if (en && en->max_gpus > 0) {
+        int kept = 0;
+        char out[128] = "";
+        for (int i = 0; i < x->in.ntps; i++) {
+            const int pp = x->in.layout.pp > 1 ? x->in.layout.pp : 1;
+            if ((long)ops_layout_stage_gpus(&x->in.layout, x->in.tps[i]) * pp <= en->max_gpus) {
+                x->in.tps[kept++] = x->in.tps[i];
+                continue;
+            }
+            const size_t n = strlen(out);
+            snprintf(out + n, sizeof out - n, "%s%d", n ? ", " : "", x->in.tps[i]);
+        }
+        if (!kept)
+            return cli_usage_error(c, "option '--tp': engine '%s' runs an instance on at most %ld GPU%s (its profile's "
+                                      "\"max_gpus\"); no TP in the list (%s) does", en->id, en->max_gpus,
+                                   en->max_gpus == 1 ? "" : "s", out);
+        if (out[0])
+            fprintf(c->errf, "llmroof: note: TP %s left out: engine '%s' runs an instance on at most %ld GPU%s\n", out,
+                    en->id, en->max_gpus, en->max_gpus == 1 ? "" : "s");
+        x->in.ntps = kept;
+    }
     /* nodes smaller than a GPU's NVLink domain: the count follows --gpus-per-node, the costing the
      * catalog's domain (docs/planning.md), so an instance over several such nodes is costed on
      * NVLink. Right for a rack's trays (GB200 NVL72: 4 GPUs a tray, 72 a domain), not for servers
@@ -374,7 +398,6 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     /* an engine that refuses a prompt above its budget without chunked prefill (TensorRT-LLM:
      * prompt_within_budget) would reject every request of a fixed workload longer than it: every
      * row would fail, which reads as "no hardware is enough"; it is the workload that cannot run */
-    const struct llmroof_engine *en = x->s.eff.engine;
     if (en && en->prompt_within_budget && en->whole_prefill && wl.kind == WORKLOAD_FIXED) {
         const long budget = x->in.keep_budget ? x->in.sim.max_batched_tokens : en->max_batched_tokens;
         if (budget > 0 && wl.prompt > budget) {

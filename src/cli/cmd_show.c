@@ -372,9 +372,20 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     if (e->mem_reserve_dp_attention_MiB > 0)
         kvn(t, "mem_reserve_dp_attention_MiB", "%.0f", e->mem_reserve_dp_attention_MiB,
             "MiB more of a band's reserve with data-parallel attention");
-    kvn(t, "max_seqs", "%.0f", (double)(e->max_seqs > 0 ? e->max_seqs : 256), e->max_seqs > 0 ? "running sequences at most" : "running sequences at most (default)");
+    {
+        /* the simulator's default of 256 is capped at the runtime's ceiling (sim.c) */
+        const long seqs = e->max_seqs > 0 ? e->max_seqs : 256;
+        const bool capped = e->max_batch > 0 && seqs > e->max_batch;
+        kvn(t, "max_seqs", "%.0f", (double)(capped ? e->max_batch : seqs),
+            capped ? "running sequences at most (the default, capped at max_batch)"
+            : e->max_seqs > 0 ? "running sequences at most" : "running sequences at most (default)");
+    }
     kvn(t, "max_batched_tokens", "%.0f", (double)(e->max_batched_tokens > 0 ? e->max_batched_tokens : 2048),
         e->max_batched_tokens > 0 ? "tokens per iteration" : "tokens per iteration (default)");
+    if (e->max_batch > 0)
+        kvn(t, "max_batch", "%.0f", (double)e->max_batch, "sequences at once whatever its flags (a larger batch is refused)");
+    if (e->max_gpus > 0)
+        kvn(t, "max_gpus", "%.0f", (double)e->max_gpus, "GPUs an instance runs on at most (a larger layout is refused)");
     if (e->large_gpu_max_seqs > 0)
         kvn(t, "large_gpu_max_seqs", "%.0f", (double)e->large_gpu_max_seqs, "on GPUs of >= 70 GiB other than the A100");
     if (e->large_gpu_max_batched_tokens > 0)

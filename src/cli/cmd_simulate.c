@@ -27,6 +27,7 @@ struct ctx {
         have_router, have_mbt, have_maxseqs, have_admit, have_maxpad, static_batching;
     bool have_pcache, no_pcache;        /* --prefix-cache, --no-prefix-cache (over the profile's default) */
     long max_paddings;                  /* --max-paddings, with have_maxpad */
+    long user_max_seqs;                 /* --max-seqs as given (cfg.max_seqs is the engine's after it) */
     long sched_steps;                   /* --scheduler-steps: vLLM's multi-step scheduling, 0 = off */
     double band;                        /* --capacity-band: the share the service rate moves, 0 = none */
     const char *trace, *workload, *req_out, *trace_out, *svg;
@@ -120,6 +121,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_MAXSEQS:
         rc = cli_long(c, "max-seqs", arg, 1, 1000000, &v);
         x->cfg.max_seqs = v;
+        x->user_max_seqs = v; /* the engine's ceiling (max_batch) is checked against it once resolved */
         x->have_maxseqs = true;
         return rc;
     case OPT_MAXPAD: /* vLLM 0.2.1-0.3's --max-paddings: padded prompt iterations */
@@ -287,15 +289,20 @@ struct list_ctx {
     int n;                /* how many */
     bool integer;         /* whole numbers only (token budgets, users) */
     char repeat[128];     /* a value listed a second time ("" while none) */
+    char bad[128];        /* an item that is not a point ("" while none) */
 };
 
 static bool add_point(const char *item, void *vctx)
 {
     struct list_ctx *l = vctx;
     double d;
-    /* the message (below) states the bound: '1e9' read as "not positive" */
-    if (l->n == MAX_POINTS || !parse_double(item, &d) || !(d > 0) || d > 1e7 || (l->integer && d != (long)d))
+    if (l->n == MAX_POINTS)
         return false;
+    /* the message (below) names the item and states the bound: '1e9' read as "not positive" */
+    if (!parse_double(item, &d) || !(d > 0) || d > 1e7 || (l->integer && d != (long)d)) {
+        snprintf(l->bad, sizeof l->bad, "%s", item);
+        return false;
+    }
     /* one rule for every list option (cmd_sweep.c, plan's and report's --gpus and --tp): a repeated
      * value is an error, not a second run printed as a duplicate row ("--sweep-rate 1,1") */
     for (int i = 0; i < l->n; i++)
@@ -774,21 +781,30 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     if (x->have_router && !x->ppool && !x->have_inst)
         return cli_usage_error(c, "option '--router' spreads requests over instances: add --instances N or the pools");
     const char *sweep = x->sweep_name ? x->sweep_name : ""; /* set together with sweep_list */
-    struct list_ctx pts = { { 0 }, 0, x->sweep_name && strcmp(sweep, "rate") != 0, "" };
+    struct list_ctx pts = { { 0 }, 0, x->sweep_name && strcmp(sweep, "rate") != 0, "", "" };
     const char *sweep_opt = strcmp(sweep, "max_batched_tokens") == 0 ? "batched-tokens" : sweep;
-    if (x->sweep_list && !parse_list(x->sweep_list, add_point, &pts))
-        return pts.repeat[0]
-                   ? cli_usage_error(c, "option '--sweep-%s': '%s' repeats a value already listed (each value once)",
-                                     sweep_opt, CLI_CLIP(pts.repeat))
-                   : cli_usage_error(c, "option '--sweep-%s': '%s' is not a list of up to %d positive %s of at most "
-                                        "1e7", sweep_opt, CLI_CLIP(x->sweep_list), MAX_POINTS,
-                                     pts.integer ? "whole numbers" : "numbers");
+    /* the count appears only where the list is too long: a server that takes fewer points states
+     * its own limit before this runs, and a bad item is named without a limit it did not break */
+    if (x->sweep_list && !parse_list(x->sweep_list, add_point, &pts)) {
+        if (pts.repeat[0])
+            return cli_usage_error(c, "option '--sweep-%s': '%s' repeats a value already listed (each value once)",
+                                   sweep_opt, CLI_CLIP(pts.repeat));
+        if (pts.bad[0])
+            return cli_usage_error(c, "option '--sweep-%s': '%s' is not a positive %s of at most 1e7", sweep_opt,
+                                   CLI_CLIP(pts.bad), pts.integer ? "whole number" : "number");
+        if (pts.n == MAX_POINTS)
+            return cli_usage_error(c, "option '--sweep-%s': more than %d points (at most %d)", sweep_opt,
+                                   MAX_POINTS, MAX_POINTS);
+        return cli_usage_error(c, "option '--sweep-%s': '%s' is not a comma-separated list of positive %s",
+                               sweep_opt, CLI_CLIP(x->sweep_list), pts.integer ? "whole numbers" : "numbers");
+    }
     for (int i = 0; i < pts.n && strcmp(sweep, "rate") == 0; i++)
         if (pts.v[i] < SIM_MIN_RATE_QPS)
             return cli_usage_error(c, "option '--sweep-rate': %g is below the slowest rate, %g requests/s", pts.v[i],
                                    SIM_MIN_RATE_QPS);
 
-    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x->s)))
+    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x->s)) ||
+        (x->have_maxseqs && (rc = cli_engine_batch_check(c, x->s.eff.engine, "max-seqs", x->user_max_seqs))))
         return rc;
     const struct llmroof_model *m = cli_model(c, x->s.model);
     const struct llmroof_gpu *g = m ? cli_gpu(c, x->s.gpu) : NULL;

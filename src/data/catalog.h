@@ -386,6 +386,12 @@ struct llmroof_engine {
                                          prompt + output must fit the KV left after the running
                                          requests' outputs at the new-token ratio; sim.h) */
     long max_seqs;                    /* default running-sequence limit, [1, 65536]; 0 = the simulator's 256 */
+    long max_batch;                   /* the most sequences the engine runs at once whatever its flags,
+                                         [1, 65536]; 0 = no limit of its own (calm: 1, its decoder
+                                         holds one sequence): estimate's --batch, memory's and
+                                         simulate's --max-seqs beyond it are refused */
+    long max_gpus;                    /* the most GPUs one instance runs on, [1, 65536]; 0 = no limit
+                                         (calm: 1, a single-GPU runtime): a layout beyond it is refused */
     long max_batched_tokens;          /* default token budget per iteration, [16, 1e7]; 0 = 2048 */
     long large_gpu_max_seqs;          /* on GPUs of >= 70 GiB other than A100 (vLLM >= 0.9); 0 = max_seqs */
     long large_gpu_max_batched_tokens;/* the same for the token budget; 0 = max_batched_tokens */

@@ -326,6 +326,9 @@ enum drop_words {
     DROP_VENDOR = 4, /* a first word NVIDIA or AMD, and GeForce, Instinct, Tesla: nvidia-smi's and
                         rocm-smi's names ("NVIDIA GeForce RTX 4090", "AMD Instinct MI300X") */
     DROP_MEMORY = 8, /* a last word NNGB or NNGiB ("L40S 48GB"): the entry's memory must be NN */
+    DROP_META = 16,  /* a repository's owner ("meta-llama/") and a first word Meta: Meta's Llama 3 and
+                        3.1 repositories were first named Meta-Llama-3-8B and Meta-Llama-3.1-8B-Instruct
+                        (since renamed Llama-3.1-8B-Instruct), names still in scripts and papers */
 };
 
 static bool word_sep(char ch)
@@ -355,6 +358,8 @@ static bool word_dropped(const char *w, size_t n, size_t index, bool last, unsig
         return true;
     if ((drop & DROP_HF) && last && index > 0 && word_is(w, n, "hf"))
         return true;
+    if ((drop & DROP_META) && index == 0 && !last && word_is(w, n, "meta"))
+        return true;
     if ((drop & DROP_VENDOR) && ((index == 0 && (word_is(w, n, "nvidia") || word_is(w, n, "amd"))) ||
                                  word_is(w, n, "geforce") || word_is(w, n, "instinct") || word_is(w, n, "tesla")))
         return true;
@@ -367,6 +372,10 @@ static size_t fold_words(const char *s, unsigned drop, char *out, long *memory_G
 {
     size_t n = 0, index = 0;
     const char *p = s;
+    if (drop & DROP_META) { /* the repository's name, after its owner */
+        const char *slash = strrchr(s, '/');
+        p = slash ? slash + 1 : s;
+    }
     out[0] = '\0';
     if (memory_GB)
         *memory_GB = 0;
@@ -414,9 +423,10 @@ struct reading {
 };
 
 /* A model's names as they stand, then without the fine-tune words (on both sides: "Qwen/Qwen2.5-7B"
- * is the base repository of Qwen2.5-7B-Instruct). A GPU's with the vendor's words left out, then
+ * is the base repository of Qwen2.5-7B-Instruct), then the query's repository name also without a
+ * first word Meta ("meta-llama/Meta-Llama-3.1-8B-Instruct" is Llama-3.1-8B-Instruct). A GPU's with the vendor's words left out, then
  * also the memory word of the query. */
-static const struct reading model_readings[] = { { 0, 0 }, { DROP_TUNE, DROP_TUNE } };
+static const struct reading model_readings[] = { { 0, 0 }, { DROP_TUNE, DROP_TUNE }, { DROP_TUNE | DROP_META, DROP_TUNE } };
 static const struct reading gpu_readings[] = { { DROP_VENDOR, DROP_VENDOR }, { DROP_VENDOR | DROP_MEMORY, DROP_VENDOR } };
 
 /* Whether memory_bytes is NN GB: NN GiB or NN decimal GB, rounded (the catalog writes "80 GB" as

@@ -235,7 +235,11 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
     cJSON_AddNumberToObject(o, "gpu_memory_bytes", mem->gpu_memory_bytes);
     cJSON_AddNumberToObject(o, "visible_bytes_per_gpu", mem->visible_bytes);
     cJSON_AddNumberToObject(o, "mem_util", mem->mem_util);
-    cJSON_AddNumberToObject(o, "usable_bytes_per_gpu", mem->usable_bytes);
+    /* whole bytes: usable memory is mem_util x visible, a fraction of a byte as the engines
+     * compute it (vLLM: total x gpu_memory_utilization); the KV blocks are counted from the exact
+     * figure, these two are printed floored, so usable - weights - workspace - reserve is still
+     * the capacity printed (a review found 59015264665.6 bytes) */
+    cJSON_AddNumberToObject(o, "usable_bytes_per_gpu", floor(mem->usable_bytes));
     cJSON_AddNumberToObject(o, "weights_bytes_per_gpu", mem->weights_bytes_per_gpu);
     cJSON_AddNumberToObject(o, "workspace_bytes_per_gpu", mem->workspace_bytes_per_gpu);
     cJSON_AddNumberToObject(o, "reserve_bytes_per_gpu", mem->reserve_bytes_per_gpu);
@@ -243,7 +247,7 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
         /* whole bytes, as the weights' (its share of the pipeline stages is a mean: a review found
          * 2813074894.451613) */
         cJSON_AddNumberToObject(o, "drafter_bytes_per_gpu", round(mem->drafter_bytes_per_gpu));
-    cJSON_AddNumberToObject(o, "kv_capacity_bytes_per_gpu", mem->kv_capacity_bytes_per_gpu);
+    cJSON_AddNumberToObject(o, "kv_capacity_bytes_per_gpu", floor(mem->kv_capacity_bytes_per_gpu));
     if (mem->kv_copy) /* TGI 0.8: the capacity is half of usable - weights - workspace - reserve */
         cJSON_AddBoolToObject(o, "kv_pool_halved", true);
     cJSON_AddNumberToObject(o, "kv_bytes_per_token", mem->kv_bytes_per_token);

@@ -312,6 +312,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         if (e[i].admit_wait)
             cJSON_AddStringToObject(o, "admission", "wait");
         add_positive(o, "max_seqs", (double)e[i].max_seqs);
+        add_positive(o, "max_batch", (double)e[i].max_batch);
+        add_positive(o, "max_gpus", (double)e[i].max_gpus);
         add_positive(o, "kv_block_tokens", (double)e[i].kv_block_tokens);
         add_positive(o, "mem_util", (double)e[i].mem_util);
         if (e[i].has_reserve)

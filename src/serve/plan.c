@@ -711,9 +711,15 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                      b->ttft_s * 1e3, b->tpot_s * 1e3, plan_binding_name(b->binding), next);
         if (b->binding == PLAN_BIND_SEQS) {
             const long seqs = plan_instance_max_seqs(in, b->gpu, LAY(b->tp, b->mode));
-            plan_obs_add(out, "%s: the next users wait for one of the instance's %ld sequence slots, not for the GPUs "
-                              "(TPOT has room): a larger --max-seqs admits more and may change which layout wins.",
-                         b->gpu->id, seqs);
+            const struct llmroof_engine *en = in->eff.engine;
+            if (en && en->max_batch > 0 && seqs >= en->max_batch) /* calm: one; no flag raises it */
+                plan_obs_add(out, "%s: the next users wait for one of the instance's %ld sequence slot%s, not for the "
+                                  "GPUs (TPOT has room): engine %s runs no more at once, so more users take more "
+                                  "instances.", b->gpu->id, seqs, seqs == 1 ? "" : "s", en->id);
+            else
+                plan_obs_add(out, "%s: the next users wait for one of the instance's %ld sequence slots, not for the "
+                                  "GPUs (TPOT has room): a larger --max-seqs admits more and may change which layout "
+                                  "wins.", b->gpu->id, seqs);
         }
         /* one big TP instance against several smaller ones on the same node */
         const struct plan_option *full = NULL;

@@ -343,11 +343,26 @@ static bool moe_tp_divides(const struct llmroof_model *m, int n)
            (arch_dense_layers(m) == 0 || m->intermediate % n == 0);
 }
 
+static int plan_codes_all(const struct plan_input *in, int *codes);
+
 /* The layouts a plan searches: every n of the TP list as given (mode 0); for an MoE model
  * without a layout of its own also TP+EP, DP-attention+EP and DP-attention with the experts
  * split by width over n ranks, and TP n x PP 2 where the layers split into two equal stages.
  * Returns the count. */
 int plan_codes(const struct plan_input *in, int *codes)
+{
+    int ncodes = plan_codes_all(in, codes);
+    /* an engine that runs an instance on few GPUs (calm: one) drops the layouts beyond them: TP n x
+     * PP 2 at a TP it runs (cmd_plan keeps only those TPs) */
+    const long max = in->eff.engine ? in->eff.engine->max_gpus : 0;
+    int kept = 0;
+    for (int i = 0; i < ncodes; i++)
+        if (!(max > 0) || plan_inst_gpus(in, codes[i]) <= max)
+            codes[kept++] = codes[i];
+    return kept;
+}
+
+static int plan_codes_all(const struct plan_input *in, int *codes)
 {
     int ncodes = 0;
     const bool own = in->layout.ep > 1 || in->layout.pp > 1 || in->layout.dp_attn || in->layout.moe_tp > 1;

@@ -259,6 +259,10 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
         c->setup.eff.graph_max = roofline_graph_max(en, g, c->setup.tp);
     if (!keep_seqs && seqs > 0)
         c->max_seqs = seqs;
+    /* the runtime's own ceiling (calm: one sequence) bounds a default from elsewhere (the
+     * simulator's 256) as well; a stated --max-seqs above it the CLI refuses */
+    if (en->max_batch > 0 && c->max_seqs > en->max_batch)
+        c->max_seqs = en->max_batch;
     if (!keep_budget && budget > 0)
         c->max_batched_tokens = budget;
     if (en->static_batching)

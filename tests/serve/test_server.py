@@ -262,6 +262,14 @@ class Server(unittest.TestCase):
             self.assertEqual(st, 400, obj)
             self.assertIn(text, self.error(data), obj)
 
+    def test_a_bad_sweep_point_states_no_limit_of_the_cli(self):
+        # review, session 62: a bad point ("0") was said to break "a list of up to 64" points where
+        # this server takes 16; the item is named alone
+        st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", "requests": 10, "sweep_rate": "1,0"})
+        self.assertEqual(st, 400)
+        self.assertIn("option '--sweep-rate': '0' is not a positive number of at most 1e7", self.error(data))
+        self.assertNotIn("64", self.error(data))
+
     def test_a_nul_inside_a_string_is_400_naming_the_field(self):
         # cJSON ends a string at an escaped NUL: "llama-2-7b\u0000x" ran llama-2-7b
         st, _, data = request(self.port, "POST", "/api/v1/estimate", '{"model":"llama-2-7b\\u0000x","gpu":"a100"}')

@@ -592,6 +592,11 @@ static void engine_scheduler_fields_are_bounded(void **state)
         { "\"max_paddings\": 2.5", "max_paddings" },
         { "\"admission\": \"evict-later\"", "admission" },
         { "\"max_seqs\": 0", "max_seqs" },
+        { "\"max_batch\": 0", "max_batch" },
+        { "\"max_gpus\": 65537", "max_gpus" },
+        /* a default sequence limit the runtime cannot run (calm's ceiling is one) */
+        { "\"max_batch\": 1, \"max_seqs\": 4", "'max_seqs' 4 is above \"max_batch\" 1" },
+        { "\"max_batch\": 8, \"large_gpu_max_seqs\": 16", "'large_gpu_max_seqs' 16 is above \"max_batch\" 8" },
         { "\"max_batched_tokens\": 8", "max_batched_tokens" },
         { "\"chunked_prefill\": 0", "chunked_prefill" },
         { "\"prefill_first\": \"yes\"", "prefill_first" },
@@ -957,6 +962,11 @@ static void lookup_resolves_model_names_people_type_or_copy(void **state)
         { "meta-llama/Llama-2-70b-chat-hf", "llama-2-70b", LLMROOF_MATCH_NAME },
         { "Llama-2-70b-chat", "llama-2-70b", LLMROOF_MATCH_NAME },
         { "Meta-Llama-3-8B-Instruct", "llama-3-8b", LLMROOF_MATCH_NAME }, /* repo Meta-Llama-3-8B */
+        /* Llama 3.1's first repository names (since renamed Llama-3.1-*): a first word Meta, with
+         * or without the owner, left out ("llama3.18b" once Meta and Instruct are) */
+        { "Meta-Llama-3.1-8B-Instruct", "llama-3.1-8b", LLMROOF_MATCH_NAME },
+        { "meta-llama/Meta-Llama-3.1-70B-Instruct", "llama-3.1-70b", LLMROOF_MATCH_NAME },
+        { "Meta-Llama-3.1-405B", "llama-3.1-405b", LLMROOF_MATCH_NAME },
         { "google/gemma-2-9b-it", "gemma-2-9b", LLMROOF_MATCH_NAME },
         { "gemma-2-9b_it", "gemma-2-9b", LLMROOF_MATCH_NAME },
         /* both sides: the base repository of a model the catalog holds as its instruct tune */
@@ -982,6 +992,8 @@ static void lookup_never_drops_a_quantization_or_version_word(void **state)
         { "Llama-3.1-70B-Instruct-GPTQ-Int4", "", LLMROOF_MATCH_NONE },
         { "Llama-3.1-70B-Instruct-NVFP4", "", LLMROOF_MATCH_NONE },
         { "Llama-3.1-70B-FP8", "", LLMROOF_MATCH_NONE },
+        { "Meta-Llama-3.1-405B-Instruct-FP8", "", LLMROOF_MATCH_NONE },
+        { "Meta", "", LLMROOF_MATCH_NONE }, /* a last word is never left out as Meta */
         { "Mistral-7B-Instruct-v0.2", "", LLMROOF_MATCH_NONE }, /* "mistral7bv02" */
         { "Llama-3.1-70Bit", "", LLMROOF_MATCH_NONE },          /* "it" inside a word */
         { "Llama-3.1-70BInstruct", "", LLMROOF_MATCH_NONE },

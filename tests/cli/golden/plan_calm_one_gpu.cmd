@@ -1,0 +1,1 @@
+plan -m llama-2-7b --gpus a100 --engine calm --users 4 --fast
