@@ -34,10 +34,17 @@ function esc(s) {
 }
 
 // ---- the API -------------------------------------------------------------------------------
+// the server's warnings and notes of each command's last answer (X-Llmroof-Warning headers, one a
+// line): a 5-request closed loop's "times one burst" warning had reached the command line only
+const lastWarnings = {};
 async function api(command, options, asText) {
+  lastWarnings[command] = [];
   const r = await fetch('/api/v1/' + command, {
     method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(options),
   });
+  // fetch joins a repeated header's values with ", ": each line starts "llmroof: warning|note: "
+  const h = r.headers.get('X-Llmroof-Warning');
+  lastWarnings[command] = h ? h.split(/, (?=llmroof: (?:warning|note): )/) : [];
   const text = await r.text();
   if (!r.ok) {
     let msg = text;
@@ -83,6 +90,13 @@ function pageTerms(msg, panel) {
     // (hyphens too: 'sweep-rate' is the Points field)
     .replace(/'([a-z][a-z0-9_-]*)'/g, (m, key) => { const f = fieldLabel(key.replace(/_/g, '-'), panel); return f ? `'${f}'` : m; })
     .replace(/--([a-z][a-z0-9-]*)/g, (m, flag) => fieldLabel(flag, panel) || m);
+}
+
+// a panel's warnings and notes (the server's X-Llmroof-Warning lines), in the page's terms
+function showWarnings(id, command) {
+  const el = $(id), w = lastWarnings[command] || [];
+  el.textContent = w.map((m) => pageTerms(m, el.closest('section'))).join('\n');
+  el.hidden = !w.length;
 }
 
 function showError(id, err) {
@@ -283,6 +297,7 @@ async function updateEstimate() {
     ]);
     if (seq !== estimateSeq) return; // a newer input won
     showError('estimate-error', null);
+    showWarnings('estimate-warning', 'estimate');
     renderEstimate(e);
     $('roofline').innerHTML = svg.replace(/^<\?xml[^>]*>\s*/, '');
     const rs = $('roofline').querySelector('svg');
@@ -295,6 +310,7 @@ async function updateEstimate() {
     if (seq !== estimateSeq) return;
     clearEstimate();
     showError('estimate-error', err);
+    showWarnings('estimate-warning', 'estimate');
     $('status').textContent = 'error';
     document.body.dataset.ready = 'error';
   }
@@ -368,6 +384,7 @@ async function updateServing(ev) {
     const d = await api('simulate', o);
     if (seq !== servingSeq) return; // a newer submit won
     showError('serving-error', null);
+    showWarnings('serving-warning', 'simulate');
     const pts = d.points.map((p) => ({ x: p[s.loadkind], tpot: p.tpot_s.p99, tok: p.output_tok_s, p,
       over: !!(p.load && p.load.overloaded) }));
     $('curve').innerHTML = curveSVG(pts, s.loadkind);
@@ -400,6 +417,7 @@ async function updateServing(ev) {
     // no curve or table of an earlier run beside the error
     $('curve').innerHTML = ''; $('serving-table').innerHTML = ''; $('serving-note').hidden = true;
     showError('serving-error', err);
+    showWarnings('serving-warning', 'simulate');
     $('status').textContent = 'error';
   }
 }
@@ -462,6 +480,7 @@ async function updatePlan(ev) {
     const d = await api('plan', o);
     if (seq !== planSeq) return; // a newer submit won
     lastPlan = d;
+    showWarnings('plan-warning', 'plan');
     showError('plan-error', d.best ? null : new Error('no configuration meets the SLOs; every row says why'));
     const rate = s.plankind === 'rate';
     // the statistic the plan judged its SLOs at: a percentile of simulated runs, the mean under
@@ -502,6 +521,7 @@ function planFailed(err) {
   $('plan-obs').innerHTML = ''; $('plan-obs-title').hidden = true;
   renderLaunch(null);
   showError('plan-error', err);
+  showWarnings('plan-warning', 'plan');
   $('status').textContent = 'error';
 }
 function pickRow(tr) {

@@ -75,8 +75,55 @@ static void reply_error(struct server_reply *r, int status, const char *msg)
 void server_reply_free(struct server_reply *r)
 {
     free(r->body);
-    r->body = NULL;
+    free(r->warnings);
+    r->body = r->warnings = NULL;
     r->len = 0;
+}
+
+/* A line of the library's messages that warns or notes ("llmroof: warning: ...", "llmroof: note:
+ * ..."), as against the error and its hints. */
+static bool warning_line(const char *line)
+{
+    return !strncmp(line, "llmroof: warning: ", 18) || !strncmp(line, "llmroof: note: ", 15);
+}
+
+/* Splits the library's messages msg into its warnings and notes (*warn, malloc'd, NULL when none)
+ * and the rest (*rest, malloc'd; NULL when msg is NULL): a 200 carries the first as headers, which
+ * had been dropped (a review: a 5-request closed loop's "times one burst" warning reached the
+ * Python binding, not an HTTP client), and a 400's error names the error first, not a warning
+ * printed before it. Returns false when out of memory. */
+static bool split_messages(const char *msg, char **warn, char **rest)
+{
+    *warn = *rest = NULL;
+    if (!msg)
+        return true;
+    const size_t n = strlen(msg);
+    char *w = malloc(n + 1), *o = malloc(n + 1);
+    if (!w || !o) {
+        free(w);
+        free(o);
+        return false;
+    }
+    size_t nw = 0, no = 0;
+    for (const char *p = msg; *p;) {
+        const char *e = strchr(p, '\n');
+        const size_t len = e ? (size_t)(e - p) + 1 : strlen(p);
+        if (warning_line(p)) {
+            memcpy(w + nw, p, len);
+            nw += len;
+        } else {
+            memcpy(o + no, p, len);
+            no += len;
+        }
+        p += len;
+    }
+    w[nw] = o[no] = '\0';
+    if (nw)
+        *warn = w;
+    else
+        free(w);
+    *rest = o;
+    return true;
 }
 
 void server_default_limits(struct server_limits *lim)
@@ -333,14 +380,33 @@ static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, con
         double reqs = 250, inst = 1; /* cmd_simulate.c's default --requests */
         /* below one too, in this server's range: the library's own message gives the CLI's, whose
          * 10,000,000 this server never takes (a review: the page said "[1, 10000000]") */
-        if (opt_number(req, "requests", &reqs) && !(reqs >= 1)) {
-            snprintf(msg, n, "llmroof: error: request: field 'requests': %g is not a whole number in [1, %ld] (this "
-                             "server's limit)", reqs, lim->max_requests);
-            return 400;
+        /* any value that is not a whole number in this server's range is said in its range, as
+         * given (the library's message states the CLI's 10,000,000, and %g wrote 99999999 as
+         * 1e+08: a review) */
+        const cJSON *rit = opt_item(req, "requests");
+        if (rit && cJSON_IsArray(rit) && cJSON_GetArraySize(rit) == 1) /* a list of one is its text */
+            rit = rit->child;
+        bool rnum = false;
+        if (rit && cJSON_IsNumber(rit)) {
+            reqs = rit->valuedouble;
+            rnum = true;
+        } else if (rit && cJSON_IsString(rit)) {
+            rnum = parse_double(rit->valuestring, &reqs);
         }
-        if (reqs > (double)lim->max_requests) {
-            snprintf(msg, n, "llmroof: error: request: field 'requests': %g is past this server's limit of %ld requests",
-                     reqs, lim->max_requests);
+        /* other shapes (a list of several, an object) the library refuses, naming the option */
+        if (rit && (cJSON_IsNumber(rit) || cJSON_IsString(rit)) &&
+            (!rnum || !(reqs >= 1) || reqs != floor(reqs) || reqs > (double)lim->max_requests)) {
+            char given[64];
+            if (cJSON_IsNumber(rit))
+                api_number_text(rit->valuedouble, given, sizeof given);
+            else
+                snprintf(given, sizeof given, "'%.40s'", cJSON_IsString(rit) ? rit->valuestring : "?");
+            if (rnum && reqs > (double)lim->max_requests && reqs == floor(reqs))
+                snprintf(msg, n, "llmroof: error: request: field 'requests': %s is past this server's limit of %ld "
+                                 "requests", given, lim->max_requests);
+            else
+                snprintf(msg, n, "llmroof: error: request: field 'requests': %s is not a whole number in [1, %ld] "
+                                 "(this server's limit)", given, lim->max_requests);
             return 400;
         }
         int points = 1;
@@ -355,7 +421,9 @@ static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, con
             points = k > points ? k : points;
         }
         if (opt_number(req, "instances", &inst) && inst > (double)lim->max_instances) {
-            snprintf(msg, n, "llmroof: error: request: field 'instances': %g is past this server's limit of %ld", inst,
+            char given[40];
+            api_number_text(inst, given, sizeof given); /* as given: %g wrote 123456789 as 1.23457e+08 */
+            snprintf(msg, n, "llmroof: error: request: field 'instances': %s is past this server's limit of %ld", given,
                      lim->max_instances);
             return 400;
         }
@@ -365,10 +433,13 @@ static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, con
         const bool has_pool[2] = { pool_instances(req, "prefill-pool", &pool[0]),
                                    pool_instances(req, "decode-pool", &pool[1]) };
         if ((has_pool[0] || has_pool[1]) && pool[0] + pool[1] > (double)lim->max_instances) {
+            char g0[40], g1[40];
+            api_number_text(pool[0], g0, sizeof g0);
+            api_number_text(pool[1], g1, sizeof g1);
             snprintf(msg, n,
-                     "llmroof: error: request: fields 'prefill_pool' + 'decode_pool': %g + %g instances is past this "
+                     "llmroof: error: request: fields 'prefill_pool' + 'decode_pool': %s + %s instances is past this "
                      "server's limit of %ld",
-                     pool[0], pool[1], lim->max_instances);
+                     g0, g1, lim->max_instances);
             return 400;
         }
         /* --capacity-band reruns the whole simulation at the band's low and high service rate:
@@ -391,7 +462,7 @@ static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, con
         }
         if (counted && reqs * per * points > lim->max_sim_tokens) {
             snprintf(msg, n,
-                     "llmroof: error: request: fields 'requests' x 'workload': %g requests x %.0f prompt + output tokens "
+                     "llmroof: error: request: fields 'requests' x 'workload': %.0f requests x %.0f prompt + output tokens "
                      "(the means of workload '%.64s') x %d run%s = %.3g tokens to simulate is past this server's limit "
                      "of %.3g (fewer requests or a shorter workload)",
                      reqs, per, spec, points, points == 1 ? "" : "s", reqs * per * points, lim->max_sim_tokens);
@@ -456,11 +527,10 @@ static void roofline_svg(llmroof_ctx *ctx, cJSON *req, unsigned flags, struct se
     rmdir(dir);
 }
 
-static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *cmd, const char *body, size_t len,
-                      unsigned flags, const struct llmroof_stop *stop, struct server_reply *r)
+/* Whether cmd is a command served over HTTP (or the roofline's SVG); else r holds the 404. */
+static bool api_known(const char *cmd, struct server_reply *r)
 {
-    bool svg = !strcmp(cmd, "roofline.svg");
-    bool known = svg;
+    bool known = !strcmp(cmd, "roofline.svg");
     for (size_t i = 0; i < sizeof api_commands / sizeof api_commands[0]; i++)
         known |= !strcmp(cmd, api_commands[i]);
     if (!known) {
@@ -468,8 +538,16 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         snprintf(msg, sizeof msg, "llmroof: error: request: no command '%.60s' over HTTP (estimate, memory, roofline, "
                                   "simulate, plan, report, list, show)", cmd);
         reply_error(r, 404, msg);
-        return;
     }
+    return known;
+}
+
+static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *cmd, const char *body, size_t len,
+                      unsigned flags, const struct llmroof_stop *stop, struct server_reply *r)
+{
+    bool svg = !strcmp(cmd, "roofline.svg");
+    if (!api_known(cmd, r))
+        return;
     if (len > SERVER_MAX_BODY_BYTES) {
         reply_error(r, 413, "llmroof: error: request: the body is over 1 MiB");
         return;
@@ -479,6 +557,13 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         reply_error(r, 400, "llmroof: error: request: the body is not UTF-8");
         return;
     }
+    /* a body of JSON whitespace alone is no body, as an empty one (which reads as {}): three spaces
+     * had been "invalid JSON at byte 2" (a review) */
+    size_t ws = 0;
+    while (ws < len && (body[ws] == ' ' || body[ws] == '\t' || body[ws] == '\r' || body[ws] == '\n'))
+        ws++;
+    if (ws == len)
+        len = 0;
     if (len && parse_json_too_deep(body, len, 16) != SIZE_MAX) {
         reply_error(r, 400, "llmroof: error: request: the body nests deeper than 16 levels");
         return;
@@ -636,9 +721,15 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         reply_error(r, 500, "llmroof: error: out of memory");
         return;
     }
-    char *out = NULL, *err = NULL;
+    char *out = NULL, *err = NULL, *warn = NULL, *rest = NULL;
     int rc = api_ctx_call_stop(ctx, text, &out, &err, flags, stop ? stop->fn : NULL, stop ? stop->arg : NULL);
     free(text);
+    if (!split_messages(err, &warn, &rest)) {
+        free(out);
+        free(err);
+        reply_error(r, 500, "llmroof: error: out of memory");
+        return;
+    }
     if (rc == LLMROOF_API_OK || (rc == LLMROOF_API_EFAIL && out && !strcmp(cmd, "plan"))) {
         /* plan: a table where no row is feasible is still the answer (exit 1 on the CLI) */
         if (!out)
@@ -647,8 +738,10 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         out = NULL;
     } else {
         reply_error(r, rc == LLMROOF_API_EINPUT ? 400 : rc == LLMROOF_API_ESTOPPED ? 503 : 500,
-                    err ? err : "llmroof: error: the command failed");
+                    rest && rest[0] ? rest : err ? err : "llmroof: error: the command failed");
     }
+    r->warnings = warn;
+    free(rest);
     free(out);
     free(err);
 }
@@ -742,6 +835,22 @@ int server_check_headers(const struct server_cfg *cfg, const char *method, const
                             "cross-site form cannot send it without a preflight this server refuses)");
         return r->status;
     }
+    /* the body is read as UTF-8 (RFC 8259): a charset parameter naming another was accepted and
+     * its bytes then refused as "not UTF-8" (a review) */
+    const char *cs = NULL;
+    for (const char *p = content_type; p && *p && !cs; p++)
+        if (!strncasecmp(p, "charset=", 8))
+            cs = p;
+    if (method && !strcmp(method, "POST") && url && !strncmp(url, "/api/", 5) && cs) {
+        cs += 8;
+        if (*cs == '"')
+            cs++;
+        if (strncasecmp(cs, "utf-8", 5) != 0 || (cs[5] && cs[5] != '"' && cs[5] != ';' && cs[5] != ' ')) {
+            reply_error(r, 415, "llmroof: error: request: header 'Content-Type': the body is JSON in UTF-8 (charset=utf-8 "
+                                "or none)");
+            return r->status;
+        }
+    }
     return 0;
 }
 
@@ -814,13 +923,17 @@ void server_route(llmroof_ctx *ctx, const struct server_cfg *cfg, const char *me
     bool get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
     if (api) {
         const char *cmd = url + sizeof prefix - 1;
+        /* a path that names no command is 404 whatever the method: a GET had been told to POST
+         * to it (405), where a POST then got 404 (a review) */
+        if (!*cmd || strchr(cmd, '/') || strlen(cmd) > 64) {
+            reply_error(out, 404, "llmroof: error: request: no such path");
+            return;
+        }
+        if (!api_known(cmd, out))
+            return;
         if (strcmp(method, "POST") != 0) {
             out->allow = "POST";
             reply_error(out, 405, "llmroof: error: request: the API takes POST with a JSON body");
-            return;
-        }
-        if (!*cmd || strchr(cmd, '/') || strlen(cmd) > 64) {
-            reply_error(out, 404, "llmroof: error: request: no such path");
             return;
         }
         route_api(ctx, cfg, cmd, body, len, flags, stop, out);
@@ -1085,6 +1198,21 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, const struct server_
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     if (r->allow)
         MHD_add_response_header(resp, "Allow", r->allow);
+    /* one header a warning or note, its control characters (none expected) as spaces: a header
+     * value holds no line break; at most 32 of them, each cut at 1000 bytes */
+    int nwarn = 0;
+    for (const char *p = r->warnings; p && *p && nwarn < 32; nwarn++) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        char line[1001];
+        const size_t keep = len < sizeof line - 1 ? len : sizeof line - 1;
+        for (size_t i = 0; i < keep; i++)
+            line[i] = (unsigned char)p[i] < 0x20 || p[i] == 0x7f ? ' ' : p[i];
+        line[keep] = '\0';
+        if (keep)
+            MHD_add_response_header(resp, "X-Llmroof-Warning", line);
+        p += len + (e ? 1 : 0);
+    }
     enum MHD_Result ok = MHD_queue_response(c, (unsigned)r->status, resp);
     MHD_destroy_response(resp);
     return ok;
@@ -1156,6 +1284,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         reply_error(&r, 413, "llmroof: error: request: the body is over 1 MiB");
     } else if (sbuf_failed(&k->body)) {
         reply_error(&r, 500, "llmroof: error: out of memory");
+    } else if (!strncmp(url, "/api/", 5) && MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Encoding") &&
+               strcasecmp(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Encoding"), "identity") != 0) {
+        /* a compressed body had been refused as "not UTF-8" (a review): the header is named */
+        reply_error(&r, 415, "llmroof: error: request: header 'Content-Encoding' is not taken: send the JSON body "
+                             "uncompressed");
     } else if (!server_check_headers(st->cfg, method, url, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"),
                                      MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
                                      MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"), &r)) {

@@ -69,6 +69,8 @@ struct server_reply {
     const char *allow;         /* 405: the Allow header's value; NULL otherwise */
     char *body;                /* response bytes (malloc'd), may be NULL with len 0 */
     size_t len;                /* bytes of body */
+    char *warnings;            /* the command's warnings and notes, a line each (malloc'd), sent as
+                                  X-Llmroof-Warning headers, one a line; NULL: none */
 };
 
 void server_default_limits(struct server_limits *lim);

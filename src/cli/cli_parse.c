@@ -233,8 +233,28 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
             continue;
         }
         if (h.kind == OPTSCAN_UNKNOWN) {
-            if (h.short_name)
+            if (h.short_name) {
+                /* a letter another command takes for an option this one spells otherwise: plan's
+                 * -g is estimate's --gpu, and plan's list is --gpus (a review: "unknown option
+                 * '-g'" alone) */
+                static const struct {
+                    char letter;
+                    const char *stem;
+                } shared[] = { { 'g', "gpu" }, { 't', "tp" }, { 'm', "model" }, { 'b', "batch" }, { 'e', "engine" },
+                               { 'w', "workload" }, { 'r', "rate" }, { 'n', "requests" }, { 'u', "users" },
+                               { 'c', "concurrency" } };
+                for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
+                    if (shared[i].letter != h.short_name)
+                        continue;
+                    for (int d = 0; d < scan.ndefs; d++)
+                        if (scan.defs[d].name && !strncmp(scan.defs[d].name, shared[i].stem, strlen(shared[i].stem)) &&
+                            (scan.defs[d].name[strlen(shared[i].stem)] == '\0' ||
+                             scan.defs[d].name[strlen(shared[i].stem)] == 's'))
+                            return cli_usage_error(c, "unknown option '-%c' (did you mean --%s?)", h.short_name,
+                                                   scan.defs[d].name);
+                }
                 return cli_usage_error(c, "unknown option '-%c'", h.short_name);
+            }
             /* a request's field, named as the request names it: 'bogus', not '--bogus=1' (a review) */
             if (c->flags & CLI_REQUEST && !strncmp(h.text, "--", 2)) {
                 const char *k = h.text + 2, *eq = strchr(k, '=');

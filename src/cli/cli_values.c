@@ -3,6 +3,7 @@
  * estimate, memory and report share. */
 #include "cli/cli.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,8 +34,27 @@ int cli_double(struct cli *c, const char *opt, const char *arg, double min, doub
     return 0;
 }
 
+static bool has_unit(const char *s);
+static bool bare_zero(const char *s);
+
 int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out)
 {
+    /* a size carries its unit, as a duration does: a bare 1 is a byte to the parser and a GiB to
+     * whoever wrote it (a review: "reserve": 1.5 reserved 2 bytes); only a bare 0 needs none */
+    double v;
+    if (!has_unit(arg) && !bare_zero(arg) && parse_double(arg, &v))
+        return cli_usage_error(c, "option '--%s': '%s' has no unit: write it with one of B, KiB, MiB, GiB, TiB, KB, "
+                                  "MB, GB, TB (e.g. 2GiB, 512MiB)", opt, CLI_CLIP(arg));
+    /* and bytes are whole: "0.3B" had read as 0, "1.5B" as 2 */
+    const size_t n = strlen(arg);
+    char num[64];
+    if (n > 1 && n < sizeof num && (arg[n - 1] == 'B' || arg[n - 1] == 'b') && !(n > 2 && isalpha((unsigned char)arg[n - 2]))) {
+        memcpy(num, arg, n - 1);
+        num[n - 1] = '\0';
+        if (parse_double(num, &v) && v != floor(v))
+            return cli_usage_error(c, "option '--%s': '%s' is a fraction of a byte (a whole number of B, or KiB, MiB, "
+                                      "GiB ...)", opt, CLI_CLIP(arg));
+    }
     if (!parse_bytes(arg, out))
         return cli_usage_error(c, "option '--%s': '%s' is not a byte size from 0 to 4 EiB (e.g. 512MiB, 1.5GiB, 2GB)", opt, CLI_CLIP(arg));
     return 0;
@@ -78,8 +98,11 @@ int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, 
     return 0;
 }
 
-/* --kv-link: nvlink (each prefill GPU's own link from the catalog), ib (400 Gb/s NDR, 50 GB/s
- * per GPU), pcie (PCIe 4.0 x16, 32 GB/s per direction) or a bandwidth in GB/s. */
+/* --kv-link: nvlink (each prefill GPU's own NVLink from the catalog), node (each GPU's own
+ * in-node link whatever it is: NVLink, xGMI or PCIe, so that one plan compares NVLink and AMD GPUs
+ * each over its own; a review found nvlink refused for an MI300X and no way to name xGMI), ib
+ * (400 Gb/s NDR, 50 GB/s per GPU), pcie (PCIe 4.0 x16, 32 GB/s per direction) or a bandwidth in
+ * GB/s. */
 #define KV_LINK_MIN_GBPS 0.1 /* 0.1 GB/s = 800 Mb/s, below gigabit Ethernet (0.125 GB/s): the slowest link served */
 int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const *gpus, int ngpus, bool from_list,
                 double *bps, bool *nvlink)
@@ -90,14 +113,18 @@ int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const 
     if (strcmp(arg, "nvlink") == 0) {
         for (int i = 0; i < ngpus; i++)
             if (gpus[i]->link != LLMROOF_LINK_NVLINK)
-                return cli_usage_error(c, "option '--kv-link': %s has no NVLink (its link is %s); use ib, pcie or a "
-                                          "GB/s figure%s",
+                return cli_usage_error(c, "option '--kv-link': %s has no NVLink (its link is %s); use node (each GPU's own "
+                                          "in-node link), ib, pcie or a GB/s figure%s",
                                        gpus[i]->id, link_name(gpus[i]->link),
-                                       from_list ? ", or a --gpus list of NVLink GPUs (the default list has PCIe cards)"
+                                       from_list ? ", node (each GPU's own link), or a --gpus list of NVLink GPUs (the default list has PCIe cards)"
                                        : ngpus > 1 ? ", or leave it out of the GPUs planned" : "");
         *bps = ngpus > 0 ? gpus[0]->link_bw_Bps : 0;
         if (nvlink)
             *nvlink = true;
+    } else if (strcmp(arg, "node") == 0) {
+        *bps = ngpus > 0 ? gpus[0]->link_bw_Bps : 0;
+        if (nvlink)
+            *nvlink = true; /* each GPU's own link, as nvlink's */
     } else if (strcmp(arg, "ib") == 0) {
         *bps = 50e9;
     } else if (strcmp(arg, "pcie") == 0) {
@@ -108,13 +135,14 @@ int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const 
         /* a near-zero link makes every hand-over take years of simulated time (1e-9 GB/s:
          * 4.8e9 s): a typo, not a network */
         return cli_usage_error(c, "option '--kv-link': %s GB/s is below the floor of %g GB/s (1 Gb/s Ethernet carries "
-                                  "0.125 GB/s); give a bandwidth in [%g, 100000] GB/s, or nvlink, ib or pcie",
+                                  "0.125 GB/s); give a bandwidth in [%g, 100000] GB/s, or nvlink, node, ib or pcie",
                                CLI_CLIP(arg), KV_LINK_MIN_GBPS, KV_LINK_MIN_GBPS);
     } else if (parse_double(arg, &v) && v > 100000) {
         return cli_usage_error(c, "option '--kv-link': %s GB/s is above the ceiling of 100000 GB/s; give a bandwidth "
-                                  "in [%g, 100000] GB/s, or nvlink, ib or pcie", CLI_CLIP(arg), KV_LINK_MIN_GBPS);
+                                  "in [%g, 100000] GB/s, or nvlink, node, ib or pcie", CLI_CLIP(arg), KV_LINK_MIN_GBPS);
     } else {
-        return cli_usage_error(c, "option '--kv-link': '%s' is not nvlink, ib, pcie or a bandwidth in GB/s", CLI_CLIP(arg));
+        return cli_usage_error(c, "option '--kv-link': '%s' is not nvlink, node, ib, pcie or a bandwidth in GB/s",
+                               CLI_CLIP(arg));
     }
     return 0;
 }

@@ -440,16 +440,15 @@ static int kv_link_pools(struct cli *c, struct ctx *x)
     if (rc || !nv)
         return rc;
     if (gp != gd)
-        return cli_usage_error(c, "option '--kv-link': nvlink joins GPUs of one kind in one NVLink domain; the "
+        return cli_usage_error(c, "option '--kv-link': %s joins GPUs of one kind in one node or domain; the "
                                   "prefill pool runs on %s and the decode pool on %s: use ib, pcie or a GB/s figure",
-                               gp->id, gd->id);
+                               x->kvlink, gp->id, gd->id);
     const int dom = gp->domain_gpus > 0 ? gp->domain_gpus : gp->gpus_per_node;
     const int pair = sim_setup_gpus(&x->cfg.prefill.setup) + sim_setup_gpus(&x->cfg.decode.setup);
     if (pair > dom)
         return cli_usage_error(c, "option '--kv-link': a prefill and a decode instance take %d GPUs, more than the %d "
-                                  "of one NVLink domain of %s: their hand-over crosses the network; use ib or a GB/s "
-                                  "figure",
-                               pair, dom, gp->id);
+                                  "of one %s of %s: their hand-over crosses the network; use ib or a GB/s figure",
+                               pair, dom, gp->domain_gpus > 0 ? "NVLink domain" : "node", gp->id);
     return 0;
 }
 
@@ -691,7 +690,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_ROUTER, "router", 0, "NAME", "round-robin (default), least-loaded or prefix-affinity", false },
         { OPT_PPOOL, "prefill-pool", 0, "N[:GPU[:TP[:LAYOUT]]]", "disaggregated: N prefill instances (default GPU and TP: -g, -t; LAYOUT its own epN+dpa+ppN or moetpN+dpa, default --ep/--pp/--dp-attention/--moe-tp)", false },
         { OPT_DPOOL, "decode-pool", 0, "N[:GPU[:TP[:LAYOUT]]]", "disaggregated: N decode instances (as --prefill-pool)", false },
-        { OPT_KVLINK, "kv-link", 0, "LINK", "prefill-to-decode KV link: nvlink, ib, pcie or GB/s (default ib)", false },
+        { OPT_KVLINK, "kv-link", 0, "LINK", "prefill-to-decode KV link: nvlink, node (the GPU's own in-node link: NVLink, xGMI, PCIe), ib, pcie or GB/s (default ib)", false },
     };
     cli_setup_defaults(&x->s);
     sim_default_config(&x->cfg);

@@ -513,6 +513,36 @@ static bool batch_same(const struct llmroof_batch *a, const struct llmroof_batch
  * iterations the same way. Layouts with data-parallel attention or pipeline stages (llama.cpp's
  * layer split over GPUs) keep the single pass: their micro-batches are costed elsewhere (the
  * bubble). A draft model's prefill is one pass too. */
+/* The pass of the stream's tokens [lo, hi) (B prompts of P tokens one after another). */
+static struct llmroof_batch stream_pass(const struct llmroof_setup *s, const struct llmroof_shard *sh, double P,
+                                        double lo, double hi)
+{
+    struct llmroof_batch b = { 0 };
+    const long i0 = (long)floor(lo / P), i1 = (long)ceil(hi / P); /* the prompts it touches */
+    for (long ip = i0; ip < i1; ip++) {
+        const double i = (double)ip, from = fmax(lo, i * P), to = fmin(hi, (i + 1.0) * P);
+        struct llmroof_batch q = batch_chunk(1.0, to - from, from - i * P, &sh->few);
+        q.extra_logits = s->eff.logits_all_tokens ? q.tokens - 1.0 : to >= (i + 1.0) * P ? 0.0 : -1.0;
+        batch_accumulate(&b, &q);
+    }
+    return b;
+}
+
+/* Greatest common divisor of two positive whole numbers (as doubles up to 2^53). */
+static double gcd_d(double a, double b)
+{
+    while (b > 0.5) {
+        const double r = fmod(a, b);
+        a = b;
+        b = r;
+    }
+    return a;
+}
+
+/* The most pass offsets costed one by one; beyond, the offsets are costed in PASS_BUCKETS classes */
+#define PASS_EXACT_MAX 4096
+#define PASS_BUCKETS 512
+
 static void prefill_in_passes(const struct llmroof_setup *s, const struct roofline_prep *rp,
                               const struct llmroof_shard *sh, double B, double P, double U,
                               struct llmroof_oplist *ops, struct llmroof_phase *ph, struct estimate_split *sp)
@@ -524,31 +554,50 @@ static void prefill_in_passes(const struct llmroof_setup *s, const struct roofli
     double times[PASS_KINDS];
     int nk = 0;
     const double total = B * P;
-    const long npass = (long)ceil(total / U); /* B, P and U are whole numbers (the catalog's check) */
-    for (long j = 0; j < npass; j++) {
-        const double lo = (double)j * U, hi = fmin(lo + U, total);
-        struct llmroof_batch b = { 0 };
-        const long i0 = (long)floor(lo / P), i1 = (long)ceil(hi / P); /* the prompts it touches */
-        for (long ip = i0; ip < i1; ip++) {
-            const double i = (double)ip, from = fmax(lo, i * P), to = fmin(hi, (i + 1.0) * P);
-            struct llmroof_batch q = batch_chunk(1.0, to - from, from - i * P, &sh->few);
-            q.extra_logits = s->eff.logits_all_tokens ? q.tokens - 1.0 : to >= (i + 1.0) * P ? 0.0 : -1.0;
-            batch_accumulate(&b, &q);
+    const double npass = ceil(total / U); /* B, P and U are whole numbers (the catalog's check) */
+    /* A full pass j covers [jU, jU + U): what it holds depends only on where it starts in a
+     * prompt, jU mod P, and those offsets cycle through the multiples of g = gcd(P, U) with a
+     * period of T = P / g passes. So the npass - 1 full passes are T kinds, each recurring
+     * floor((npass - 1) / T) times and once more for the first (npass - 1) mod T; the last pass,
+     * which may be short, is costed alone. Costing each pass as it came had looped B P / U times
+     * (a request of a million prompts of a billion tokens held a server's thread for good: a
+     * review). Where T exceeds PASS_EXACT_MAX (a prompt of many passes), the offsets, spread
+     * evenly over [0, P), are costed in PASS_BUCKETS classes, each at its middle offset: a pass's
+     * figures are linear in its offset, so the classes' mean is the mean pass. */
+    const double full = npass - 1.0, T = P / gcd_d(P, U);
+    const bool exact = T <= PASS_EXACT_MAX;
+    const long nclass = exact ? (long)fmin(T, full) : PASS_BUCKETS;
+    for (long r = 0; r < nclass; r++) {
+        double lo, count;
+        if (exact) {
+            lo = (double)r * U;
+            count = floor(full / T) + ((double)r < fmod(full, T) ? 1.0 : 0.0);
+        } else {
+            /* a start of prompt 0's passes (U apart), at most the last full pass's */
+            lo = fmin(floor(((double)r + 0.5) * P / PASS_BUCKETS / U) * U, (full - 1.0) * U);
+            count = full / PASS_BUCKETS;
         }
+        if (!(count > 0))
+            continue;
+        const struct llmroof_batch b = stream_pass(s, sh, P, lo, lo + U);
         int k = 0;
         while (k < nk && !batch_same(&kind[k], &b))
             k++;
         if (k < nk) {
-            times[k] += 1.0;
+            times[k] += count;
         } else if (nk < PASS_KINDS) {
             kind[nk] = b;
-            times[nk++] = 1.0;
+            times[nk++] = count;
         } else {
-            add_pass(s, rp, sh, &b, 1.0, ops, ph, sp, &first); /* a pattern of more kinds: as it comes */
+            add_pass(s, rp, sh, &b, count, ops, ph, sp, &first); /* a pattern of more kinds: as it comes */
         }
     }
     for (int k = 0; k < nk; k++)
         add_pass(s, rp, sh, &kind[k], times[k], ops, ph, sp, &first);
+    if (npass >= 1.0) { /* the last pass: the stream's end, whole or short */
+        const struct llmroof_batch b = stream_pass(s, sh, P, full * U, total);
+        add_pass(s, rp, sh, &b, 1.0, ops, ph, sp, &first);
+    }
 }
 
 /* ------------------------------------------------------------------------ */

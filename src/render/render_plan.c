@@ -256,7 +256,9 @@ static void slo_text(double s, char *buf, size_t n)
 static const char *kv_link_phrase(const struct plan_input *in, char *buf, size_t n)
 {
     const char *k = in->kv_link ? in->kv_link : "ib";
-    if (in->kv_link_nvlink)
+    if (in->kv_link_nvlink && strcmp(k, "node") == 0)
+        snprintf(buf, n, "each GPU's own link within a node or domain (NVLink, xGMI, PCIe), ib beyond");
+    else if (in->kv_link_nvlink)
         snprintf(buf, n, "each GPU's NVLink within a domain, ib beyond");
     else if (strcmp(k, "ib") == 0 || strcmp(k, "pcie") == 0)
         snprintf(buf, n, "%s, %.0f GB/s per GPU pair", k, in->sim.kv_link_Bps / 1e9);
@@ -285,7 +287,7 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
     char col[48], nodes[64];
     node_phrase(in, nodes, sizeof nodes);
     if (in->rate_qps > 0) {
-        char s1[32], s2[32], kl[64];
+        char s1[32], s2[32], kl[112];
         slo_text(in->ttft_slo_s, s1, sizeof s1);
         slo_text(in->tpot_slo_s, s2, sizeof s2);
         /* an engine without P/D pools compares the aggregated layouts alone (plan.c) */

@@ -617,7 +617,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     if (out->best < 0) {
         plan_obs_add(out, "No option meets %s TTFT <= %.8g ms and TPOT <= %.8g ms; see the reasons.", st,
                      in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3);
-        plan_weights_hints(in, out);
+        /* each GPU's weights hint comes in the per-GPU lines below (plan_weights_hint) */
     } else {
         const struct plan_option *b = &out->options[out->best];
         char bn[32];
@@ -673,7 +673,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                     plan_bound_text(ob->gpus, ob->has_cost, ob->cost_per_hour, (char[64]){ 0 }, 64));
             continue;
         }
-        if (bi < 0 && plan_obs_engine_absent(in, out, gi))
+        if (bi < 0 && (plan_obs_engine_absent(in, out, gi) || plan_weights_hint(in, out, gi)))
             continue;
         if (bi < 0) {
             plan_obs_add(out, "%s cannot serve this model under these SLOs at any TP tried.", in->gpus[gi]->id);

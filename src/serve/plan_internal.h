@@ -121,6 +121,7 @@ void plan_obs_add(struct plan_result *r, const char *fmt, ...) __attribute__((fo
 bool plan_better(const struct plan_option *a, const struct plan_option *b, bool by_cost);
 void plan_layout_observations(const struct plan_input *in, struct plan_result *out);
 bool plan_obs_engine_absent(const struct plan_input *in, struct plan_result *out, int gi);
+bool plan_weights_hint(const struct plan_input *in, struct plan_result *out, int gi);
 void plan_weights_hints(const struct plan_input *in, struct plan_result *out);
 void plan_rate_observations(const struct plan_input *in, struct plan_result *out);
 void plan_spec_observation(const struct plan_input *in, struct plan_result *out);

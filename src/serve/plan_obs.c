@@ -165,10 +165,17 @@ void plan_layout_observations(const struct plan_input *in, struct plan_result *o
                                : r->binding == PLAN_BIND_LOAD ? "the load (overloaded)"
                                                               : plan_binding_name(r->binding);
             const char *one = r->fewer_instances == 1 ? "" : "s";
-            if (r->fewer_instances > 0 && (r->fewer_by_bound || r->binding == PLAN_BIND_LOAD))
+            /* the sequence limit binds through an overload or a TTFT miss; where the run's figures
+             * are within both SLOs it was the overload (a review read "miss max-seqs (p90 TTFT 1389
+             * ms, TPOT 36.7 ms)" under 2 s and 50 ms as a contradiction) */
+            const bool seqs_over = r->binding == PLAN_BIND_SEQS && r->fewer_ttft_s <= in->ttft_slo_s &&
+                                   r->fewer_tpot_s <= in->tpot_slo_s;
+            if (r->fewer_instances > 0 && (r->fewer_by_bound || r->binding == PLAN_BIND_LOAD || seqs_over))
                 snprintf(miss, sizeof miss, "; %ld %s instance%s %s overloaded%s", r->fewer_instances, rn, one,
                          r->fewer_by_bound ? "would be" : r->fewer_instances == 1 ? "is" : "are",
-                         r->fewer_by_bound ? " (the capacity bound)" : "");
+                         r->fewer_by_bound ? " (the capacity bound)"
+                         : seqs_over       ? " (every sequence slot taken, the queue growing)"
+                                           : "");
             else if (r->fewer_instances > 0)
                 snprintf(miss, sizeof miss, "; %ld %s instance%s miss%s %s (p%d TTFT %.0f ms, TPOT %.1f ms)",
                          r->fewer_instances, rn, one, r->fewer_instances == 1 ? "es" : "", what, in->percentile,
@@ -202,44 +209,59 @@ bool plan_obs_engine_absent(const struct plan_input *in, struct plan_result *out
     return true;
 }
 
-/* Where no option is feasible and every row of a GPU failed on its weights: the smallest plain TP
- * beyond the list (up to 64) that holds them, instances beyond a node included, so that the
- * answer names the way out (docs/planning.md). `plan -m deepseek-v3 --gpus h100` had said only
- * "No layout serves ...; see the reasons", every row "the weights do not fit", where TP 16 (two
- * nodes) serves; memory says "smallest TP that fits: 16". */
-void plan_weights_hints(const struct plan_input *in, struct plan_result *out)
+/* Where every row of GPU gi failed on its weights: the smallest plain TP beyond the list (up to
+ * 64) that holds them, instances beyond a node included, so that the answer names the way out
+ * (docs/planning.md); or, where the engine runs no instance that large (calm: one GPU), that none
+ * it runs does. `plan -m deepseek-v3 --gpus h100` had said only "No layout serves ...; see the
+ * reasons", every row "the weights do not fit", where TP 16 (two nodes) serves; memory says
+ * "smallest TP that fits: 16". Beside a GPU that serves, the line had read "h100 cannot serve this
+ * rate under these SLOs", blaming the rate (a review). Returns whether it said so. */
+bool plan_weights_hint(const struct plan_input *in, struct plan_result *out, int gi)
 {
     static const char nofit[] = "the weights do not fit";
     int max_tp = 1;
     for (int ti = 0; ti < in->ntps; ti++)
         max_tp = in->tps[ti] > max_tp ? in->tps[ti] : max_tp;
-    for (int gi = 0; gi < in->ngpus; gi++) {
-        bool any = false, all = true;
-        for (int i = 0; i < out->noptions && all; i++) {
-            const struct plan_option *o = &out->options[i];
-            if (o->gpu_index != gi)
-                continue;
-            any = true;
-            all = !o->feasible && strncmp(o->reason, nofit, sizeof nofit - 1) == 0;
-        }
-        if (!any || !all)
+    bool any = false, all = true;
+    for (int i = 0; i < out->noptions && all; i++) {
+        const struct plan_option *o = &out->options[i];
+        if (o->gpu_index != gi)
             continue;
-        const struct llmroof_gpu *g = in->gpus[gi];
-        for (int t = 2 * max_tp; t <= 64; t *= 2) {
-            char reason[sizeof out->options[0].reason];
-            struct llmroof_err e2 = { 0 };
-            if (plan_layout_check(in, g, LAY(t, 0), reason, sizeof reason, &e2) || reason[0])
-                continue;
-            const int gpn = plan_node_gpus(in, g);
-            const int span = plan_node_span(in, g, plan_inst_gpus(in, LAY(t, 0)));
-            char nodes[48] = "";
-            if (span > 1)
-                snprintf(nodes, sizeof nodes, ", an instance of %d nodes of %d", span, gpn);
-            plan_obs_add(out, "%s: the weights fit no layout of --tp up to %d; TP %d holds them%s: add it to --tp.", g->id,
-                         max_tp, t, nodes);
-            break;
-        }
+        any = true;
+        all = !o->feasible && strncmp(o->reason, nofit, sizeof nofit - 1) == 0;
     }
+    if (!any || !all)
+        return false;
+    const struct llmroof_gpu *g = in->gpus[gi];
+    const long max_gpus = in->eff.engine ? in->eff.engine->max_gpus : 0;
+    for (int t = 2 * max_tp; t <= 64; t *= 2) {
+        char reason[sizeof out->options[0].reason];
+        struct llmroof_err e2 = { 0 };
+        if (max_gpus > 0 && plan_inst_gpus(in, LAY(t, 0)) > max_gpus)
+            break;
+        if (plan_layout_check(in, g, LAY(t, 0), reason, sizeof reason, &e2) || reason[0])
+            continue;
+        const int gpn = plan_node_gpus(in, g);
+        const int span = plan_node_span(in, g, plan_inst_gpus(in, LAY(t, 0)));
+        char nodes[48] = "";
+        if (span > 1)
+            snprintf(nodes, sizeof nodes, ", an instance of %d nodes of %d", span, gpn);
+        plan_obs_add(out, "%s: the weights fit no layout of --tp up to %d; TP %d holds them%s: add it to --tp.", g->id,
+                     max_tp, t, nodes);
+        return true;
+    }
+    if (max_gpus > 0)
+        plan_obs_add(out, "%s: the weights fit no layout engine %s runs (an instance of at most %ld GPU%s).", g->id,
+                     in->eff.engine->id, max_gpus, max_gpus == 1 ? "" : "s");
+    else
+        plan_obs_add(out, "%s: the weights fit no layout of --tp up to %d, nor any plain TP up to 64.", g->id, max_tp);
+    return true;
+}
+
+void plan_weights_hints(const struct plan_input *in, struct plan_result *out)
+{
+    for (int gi = 0; gi < in->ngpus; gi++)
+        plan_weights_hint(in, out, gi);
 }
 
 /* Rate plans' observations: the answer, the best of the other kind of layout, each GPU's best. */
@@ -317,10 +339,12 @@ void plan_rate_observations(const struct plan_input *in, struct plan_result *out
     }
     const struct plan_option *best = &out->options[out->best];
     plan_describe(in, best, a, sizeof a);
-    char g1[32], g2[32];
-    plan_obs_add(out, "%s: %s serves %g requests/s with p%d TTFT %.0f ms (<= %.8g) and TPOT %.1f ms (<= %.8g); goodput "
+    char g1[32], g2[32], price[48] = "";
+    if (out->by_cost && best->has_cost) /* the answer by cost says its cost (a review) */
+        snprintf(price, sizeof price, " at $%.2f per hour", best->cost_per_hour);
+    plan_obs_add(out, "%s: %s%s serves %g requests/s with p%d TTFT %.0f ms (<= %.8g) and TPOT %.1f ms (<= %.8g); goodput "
                       "%s requests/s within both SLOs, %s per GPU.",
-                 out->by_cost ? "Cheapest" : "Fewest GPUs", a, in->rate_qps, in->percentile, best->ttft_s * 1e3,
+                 out->by_cost ? "Cheapest" : "Fewest GPUs", a, price, in->rate_qps, in->percentile, best->ttft_s * 1e3,
                  in->ttft_slo_s * 1e3, best->tpot_s * 1e3, in->tpot_slo_s * 1e3, fixed_or_sig(g1, sizeof g1, best->goodput_qps, 2),
                  fixed_or_sig(g2, sizeof g2, best->goodput_per_gpu, 3));
     /* the best row's prompt steps at the token budget (the generic 2048, no -e): where a full step
@@ -402,7 +426,7 @@ void plan_rate_observations(const struct plan_input *in, struct plan_result *out
                          plan_bound_text(best->gpus, best->has_cost, best->cost_per_hour, (char[64]){ 0 }, 64));
             continue;
         }
-        if (bi < 0 && plan_obs_engine_absent(in, out, gi))
+        if (bi < 0 && (plan_obs_engine_absent(in, out, gi) || plan_weights_hint(in, out, gi)))
             continue;
         if (bi < 0) {
             plan_obs_add(out, "%s cannot serve this rate under these SLOs in any layout tried.", in->gpus[gi]->id);

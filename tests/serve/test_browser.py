@@ -213,14 +213,37 @@ def check_messages_and_url(br, url, failures):
         failures.append("20 points: %r does not name the Points field" % err)
 
 
+def check_warnings_shown(br, url, failures):
+    # the server's warnings reach the page (X-Llmroof-Warning): a closed loop of 20 requests for 40
+    # users times one burst (a review: the warning reached the Python binding only); a run without
+    # it clears them
+    load(br, url + "?model=llama-3.1-8b&gpu=h100&batch=8")
+    br.js("(() => { const f = document.getElementById('serving'); f.loadkind.value = 'concurrency';"
+          " f.points.value = '40'; f.requests.value = '20'; f.querySelector('button').click(); })()")
+    br.wait("!document.getElementById('serving-warning').hidden || !document.getElementById('serving-error').hidden")
+    w = br.js("document.getElementById('serving-warning').textContent")
+    if "Requests 20 is fewer than the users of Points at 40" not in w or "llmroof:" in w:
+        failures.append("serving warning of 5 requests: %r" % w)
+    br.js("(() => { const f = document.getElementById('serving'); f.requests.value = '200';"
+          " f.querySelector('button').click(); })()")
+    br.wait("document.getElementById('serving-warning').hidden || !document.getElementById('serving-error').hidden")
+    if not br.js("document.getElementById('serving-warning').hidden"):
+        failures.append("a run without warnings still shows: %r" % br.js("document.getElementById('serving-warning')"
+                                                                         ".textContent"))
+
+
 def check_page_wording(br, url, failures):
     # the page's messages in its own words: no "llmroof:" prefix on any line, no one-letter flag,
     # no command-line advice, and an unknown name says which field holds it (a review: "give -t 1",
     # two prefixes, "unknown GPU 'foo' (see 'llmroof list gpus')")
     load(br, url + "?model=deepseek-v2-lite&gpu=h100&dp_attention=1&tp=2")
     err = br.js("document.getElementById('estimate-error').textContent")
-    if not err or "llmroof:" in err or "-t " in err or "give TP 1" not in err:
+    # the note before the error comes apart from it, beside it (X-Llmroof-Warning)
+    note = br.js("document.getElementById('estimate-warning').textContent")
+    if not err or "llmroof:" in err or "DP attention needs EP greater than 1" not in err:
         failures.append("DP attention at TP 2: %r" % err)
+    if "llmroof:" in note or "-t " in note or "give TP 1" not in note:
+        failures.append("DP attention at TP 2, its note: %r" % note)
     br.js("(() => { const f = document.getElementById('plan'); f.gpus.value = 'foo';"
           " f.querySelector('button').click(); })()")
     br.wait("!document.getElementById('plan-error').hidden")
@@ -513,6 +536,7 @@ def main():
         check_roofline_and_labels(br, url, failures)
         check_messages_and_url(br, url, failures)
         check_page_wording(br, url, failures)
+        check_warnings_shown(br, url, failures)
         check_newest_answer_wins(br, url, failures)
     finally:
         br.close()

@@ -262,6 +262,77 @@ class Server(unittest.TestCase):
             self.assertEqual(st, 400, obj)
             self.assertIn(text, self.error(data), obj)
 
+    def warnings_of(self, cmd, obj):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        c.request("POST", "/api/v1/" + cmd, body=json.dumps(obj), headers={"Content-Type": "application/json"})
+        r = c.getresponse()
+        data = r.read()
+        w = r.msg.get_all("X-Llmroof-Warning") or []
+        c.close()
+        return r.status, w, data
+
+    def test_warnings_and_notes_come_as_headers(self):
+        # a review: a 200's warnings were dropped (the Python binding had them), and a 400's error
+        # began with the note printed before it
+        st, w, _ = self.warnings_of("estimate", {"model": "llama-2-7b", "gpu": "a100", "host_cpu_speed": 2,
+                                                 "prompt": 5000})
+        self.assertEqual(st, 200)
+        self.assertEqual(len(w), 2, w)
+        self.assertTrue(w[0].startswith("llmroof: warning: option '--host-cpu-speed' has no effect"), w)
+        self.assertIn("exceeds llama-2-7b's max context of 4096", w[1])
+        st, w, data = self.warnings_of("estimate", {"model": "llama-2-7b", "gpu": "v100", "act_dtype": "fp8"})
+        self.assertEqual(st, 400)
+        self.assertTrue(self.error(data).startswith("llmroof: error: GPU 'v100-sxm2-32gb' has no fp8 compute path"),
+                        self.error(data))
+        self.assertNotIn("note:", self.error(data))
+        self.assertEqual(len(w), 1, w)
+        self.assertIn("llmroof: note: option '--act-dtype'", w[0])
+        # none where the command said nothing
+        st, w, _ = self.warnings_of("estimate", {"model": "llama-2-7b", "gpu": "a100"})
+        self.assertEqual((st, w), (200, []))
+
+    def test_encodings_and_blank_bodies(self):
+        # a review: a gzipped body was "not UTF-8", a latin1 charset accepted, three spaces "invalid
+        # JSON at byte 2" where an empty body reads as {}
+        def post_raw(body, headers):
+            c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+            c.request("POST", "/api/v1/estimate", body=body, headers=headers)
+            r = c.getresponse()
+            data = r.read()
+            c.close()
+            return r.status, data
+        import gzip
+        st, data = post_raw(gzip.compress(b'{"model":"llama-2-7b","gpu":"a100"}'),
+                            {"Content-Type": "application/json", "Content-Encoding": "gzip"})
+        self.assertEqual(st, 415)
+        self.assertIn("header 'Content-Encoding' is not taken", self.error(data))
+        st, data = post_raw('{"model":"llama-2-7b","gpu":"a100"}', {"Content-Type": "application/json; charset=latin1"})
+        self.assertEqual(st, 415)
+        self.assertIn("charset=utf-8 or none", self.error(data))
+        st, _ = post_raw('{"model":"llama-2-7b","gpu":"a100"}', {"Content-Type": 'application/json; charset="UTF-8"'})
+        self.assertEqual(st, 200)
+        for body in ["", "   ", "\r\n\t "]:
+            st, data = post_raw(body, {"Content-Type": "application/json"})
+            self.assertEqual(st, 400, repr(body))
+            self.assertIn("options '--model' and '--gpu' are required", self.error(data))
+
+    def test_limits_echo_the_number_sent(self):
+        # a review: 99999999 was said "1e+08", and "5.5" got the CLI's range [1, 10000000]
+        for value, text in [(99999999, "field 'requests': 99999999 is past this server's limit of 20000"),
+                            ("5.5", "field 'requests': '5.5' is not a whole number in [1, 20000] (this server's limit)"),
+                            ("abc", "field 'requests': 'abc' is not a whole number in [1, 20000]"),
+                            (5.5, "field 'requests': 5.5 is not a whole number in [1, 20000]")]:
+            st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", "requests": value})
+            self.assertEqual(st, 400, value)
+            self.assertIn(text, self.error(data))
+        st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", "instances": 123456789})
+        self.assertEqual(st, 400)
+        self.assertIn("field 'instances': 123456789 is past this server's limit of 64", self.error(data))
+        # a byte size takes its unit (a review: "reserve": 1.5 reserved 2 bytes)
+        st, _, data = self.post("memory", {"model": "llama-2-7b", "gpu": "a100", "reserve": 1.5})
+        self.assertEqual(st, 400)
+        self.assertIn("'1.5' has no unit", self.error(data))
+
     def test_a_bad_sweep_point_states_no_limit_of_the_cli(self):
         # review, session 62: a bad point ("0") was said to break "a list of up to 64" points where
         # this server takes 16; the item is named alone
@@ -295,7 +366,10 @@ class Server(unittest.TestCase):
 
     def test_unknown_path_or_command_is_404(self):
         for m, path in [("GET", "/nope"), ("GET", "/../data/gpus.json"), ("POST", "/api/v1/import-hf"),
-                        ("POST", "/api/v1/validate"), ("POST", "/api/v2/estimate"), ("POST", "/api/v1/estimate/x")]:
+                        ("POST", "/api/v1/validate"), ("POST", "/api/v2/estimate"), ("POST", "/api/v1/estimate/x"),
+                        # whatever the method: a GET had been told 405 "Allow: POST" (a review)
+                        ("GET", "/api/v1/frobnicate"), ("GET", "/api/v1/sweep"), ("GET", "/api/v1/estimate/x"),
+                        ("DELETE", "/api/v1/validate")]:
             st, _, data = request(self.port, m, path, "{}" if m == "POST" else None)
             self.assertEqual(st, 404, path)
             self.error(data)

@@ -1098,6 +1098,49 @@ static void llama_cpp_prompts_run_in_512_token_passes(void **state)
     catalog_free(&cat);
 }
 
+/* The passes of a long prompt stream are costed by where each starts in a prompt, not one by one
+ * (a request of a million prompts of a billion tokens had looped 2e12 times, holding a server's
+ * thread: a review). Llama-3-8B on an RTX 4090 under llama.cpp (U = 512):
+ *   - 7 prompts of 700 tokens: 4,900 tokens in 10 passes (9 full, 1 of 292), gcd(700, 512) = 4,
+ *     so the offsets cycle every 700 / 4 = 175 passes: all 10 are distinct and the phase is their
+ *     sum, built here pass by pass from batch_add as the earlier test does;
+ *   - 3 prompts of 2,097,152 = 4096 x 512 tokens (12,288 passes; gcd 512, a period of 4,096 passes,
+ *     the most costed one by one) against 3 prompts of 2,097,153 (a period of 2,097,153 passes:
+ *     costed in 512 classes of offsets): a token more a prompt moves the prefill by about a
+ *     2,097,152th, and the classes' mean must stay within 0.1% of the exact sum. */
+static void llama_cpp_passes_are_costed_by_offset(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-3-8b", "rtx-4090", 1);
+    s.eff = roofline_effs_engine(s.gpu, shipped_engine(&cat, "llama.cpp-2024-06"), NULL);
+    const struct llmroof_estimate seven = run(&s, 7, 700, 2);
+    double want = 0.0;
+    for (int j = 0; j < 10; j++) {
+        const double lo = 512.0 * j, hi = fmin(lo + 512.0, 4900.0);
+        struct llmroof_batch b = { 0 };
+        double ends = 0.0, pieces = 0.0;
+        for (int i = (int)(lo / 700.0); i * 700.0 < hi; i++) {
+            const double from = fmax(lo, i * 700.0), to = fmin(hi, (i + 1) * 700.0);
+            batch_add(&b, to - from, from - i * 700.0, OPS_FEW_GENERIC);
+            pieces += 1.0;
+            ends += to >= (i + 1) * 700.0 ? 1.0 : 0.0;
+        }
+        b.extra_logits = ends - pieces; /* logits only where a prompt ends */
+        struct llmroof_oplist o;
+        struct llmroof_phase p;
+        ops_build(s.model, &seven.shard, &s.dt, &b, &o);
+        roofline_eval(s.gpu, s.dt.act, &s.eff, s.tp, &o, &p);
+        want += p.time_s;
+    }
+    assert_rel_close(seven.prefill.time_s, want, 1e-9);
+    const struct llmroof_estimate exact = run(&s, 3, 2097152, 2), classes = run(&s, 3, 2097153, 2);
+    print_message("3 prompts of 2097152: %.6f s; of 2097153: %.6f s\n", exact.prefill.time_s, classes.prefill.time_s);
+    assert_true(classes.prefill.time_s > exact.prefill.time_s);
+    assert_rel_close(classes.prefill.time_s, exact.prefill.time_s, 1e-3);
+    catalog_free(&cat);
+}
+
 /* llama.cpp before March 2024 (PR #6122) projected every token of a prompt's pass onto the
  * vocabulary and kept the last row: llama.cpp-2023-12's LM head at a 494-token Llama-2-7B prompt
  * is 2 x 494 x 4096 x 32000 = 129.5 GFLOP, not the last token's 0.262 (with 494 rows written). */
@@ -1810,6 +1853,7 @@ int main(void)
         cmocka_unit_test(verification_computes_logits_at_every_position),
         cmocka_unit_test(spec_decode_without_acceptance_never_helps),
         cmocka_unit_test(llama_cpp_prompts_run_in_512_token_passes),
+        cmocka_unit_test(llama_cpp_passes_are_costed_by_offset),
         cmocka_unit_test(llama_cpp_2023_projects_every_prompt_token),
         cmocka_unit_test(mla_form_follows_the_modelled_break_even),
     };

@@ -1208,6 +1208,57 @@ static void rate_plans_run_near_the_knee_to_the_steady_state(void **state)
     catalog_free(&cat);
 }
 
+/* At a high rate a run must last long enough to tell a filling cluster from an overloaded one.
+ * Llama-3.1-70B chat on TP-2 B200s at 800 requests/s (2 s / 50 ms): the 4,000-, 9,600- and
+ * 19,200-request runs of 32 instances all still fill (a request lives about 10 s, so a window of
+ * 3 lives, the run's second half, takes 6 x 800 x 10 = 48,000 requests), and with two reruns at
+ * most the fill stood as overload: the plan bought 162 instances (a review). One
+ * instance serves 50 / 2 = 25 requests/s at this model's 2-instance answer of the rate-50 plan,
+ * so about 800 / 25 = 32 serve 800; a 100,000-request run of 32 keeps up within both SLOs. The
+ * plan must take no more than that, and at least the 800 / 50 = 16 that one instance's rate
+ * alone (its ceiling, below 50 requests/s at TP-2) rules out. */
+static void high_rate_plans_run_until_the_fill_is_told_from_overload(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "llama-3.1-70b");
+    in.rate_qps = 800;
+    in.ttft_slo_s = 2.0;
+    in.tpot_slo_s = 0.05;
+    const struct llmroof_gpu *g = gpu(&cat, "b200");
+    in.gpus[in.ngpus++] = g;
+    in.tps[in.ntps++] = 2;
+    run(&in, &res);
+    long agg = 0;
+    for (int i = 0; i < res.noptions; i++)
+        if (!res.options[i].disagg && res.options[i].tp == 2 && res.options[i].feasible)
+            agg = res.options[i].instances;
+    print_message("aggregated TP-2 B200 instances at 800 requests/s: %ld\n", agg);
+    assert_true(agg >= 16 && agg <= 32);
+    /* and 32 keep up in a long run, within both SLOs */
+    struct sim_config c = plan_sim_config(&in, g);
+    c.setup = (struct llmroof_setup){ in.model, g, 2, in.dt, roofline_effs_tp(g, &in.eff, 2), { 0 } };
+    c.setup.layout.tp = 2;
+    c.mode = SIM_RATE;
+    c.rate_qps = 800;
+    c.instances = 32;
+    c.router = SIM_ROUTE_LEAST_LOADED;
+    c.requests = 100000;
+    c.warmup_requests = 50000;
+    c.record_iterations = false;
+    struct sim_result r;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&c, &r, &err), 0);
+    print_message("32 instances, 100,000 requests: p90 TTFT %.0f ms, TPOT %.1f ms, overloaded %d\n", r.ttft.p90 * 1e3,
+                  r.tpot.p90 * 1e3, r.overloaded);
+    assert_false(r.overloaded);
+    assert_true(r.ttft.p90 < 2.0 && r.tpot.p90 < 0.05);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* Llama-3.1-8B chat on one H100 at TP 1 (the speculative tests' plan), under `tpot_s` */
 static void spec_8b_on_h100(struct plan_input *in, const struct llmroof_catalog *cat, double tpot_s)
 {
@@ -1762,6 +1813,7 @@ int main(void)
         cmocka_unit_test(fast_prefill_first_tpot_tracks_the_simulation),
         cmocka_unit_test(a_pools_bound_is_the_simulators),
         cmocka_unit_test(rate_plans_run_near_the_knee_to_the_steady_state),
+        cmocka_unit_test(high_rate_plans_run_until_the_fill_is_told_from_overload),
         cmocka_unit_test(spec_plans_need_fewer_gpus_only_where_drafts_are_accepted),
         cmocka_unit_test(spec_rate_plans_need_fewer_gpus_only_where_drafts_are_accepted),
         cmocka_unit_test(spec_rate_plans_run_near_the_knee_to_the_steady_state),
