@@ -15,6 +15,10 @@
  * each living 48 s (57,600; at the 16,000 before, the fill read as overload and the plan bought 50%
  * more GPUs than long runs need) */
 #define PLAN_SETTLE_MAX 100000L
+/* preemptions per request from which a run that meets the SLOs is rerun longer (kv_bound_requests) */
+#define PLAN_PREEMPT_SETTLE 0.01
+#define PLAN_PREEMPT_RUNS 5.0
+#define PLAN_PREEMPT_TOKENS 2e7
 /* The steady state's time constant is taken this much above the rate (rate_eval): the model's
  * steady batch is a mean that the simulation's fluctuating batches exceed (2 x TP-4 Llama-3.1-70B
  * H200s at 50 requests/s: 218 an instance by the model, the 256-sequence limit in long runs) */
@@ -61,6 +65,21 @@ static void note_miss(struct rate_eval *miss, const struct rate_eval *e, long at
     miss->miss_tpot_s = by_bound ? 0.0 : e->tpot_s;
     miss->miss_requests = by_bound ? 0 : e->requests;
     miss->miss_warmup = by_bound ? 0 : e->warmup;
+}
+
+/* The requests of a rerun of a run that met the SLOs while preempting (plan_rate.c rate_eval): a
+ * KV cache near full settles over many lives, so PLAN_SETTLE_MAX requests, as many as hold
+ * PLAN_PREEMPT_TOKENS prompt and output tokens (a long-output workload's requests cost their
+ * tokens: 100,000 of 3,500 had taken 27 s), and at least PLAN_PREEMPT_RUNS times the run's. */
+static long kv_bound_requests(const struct plan_input *in, const struct sim_config *c)
+{
+    double P = in->mean_prompt, O = in->mean_output, H = 0;
+    if (!(P > 0 && O > 0))
+        plan_mean_lengths(c->workload, c->seed, &P, &O, &H);
+    double want = P + O > 0 ? PLAN_PREEMPT_TOKENS / (P + O) : (double)PLAN_SETTLE_MAX;
+    if (want < PLAN_PREEMPT_RUNS * (double)c->requests)
+        want = PLAN_PREEMPT_RUNS * (double)c->requests;
+    return want < (double)PLAN_SETTLE_MAX ? (long)ceil(want) : PLAN_SETTLE_MAX;
 }
 
 static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, bool disagg, int tp_p, long x, int tp_d,
@@ -161,7 +180,16 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
                                                          &steady, &settle_s);
         const bool meets_now = !r.overloaded && r.errors == 0 && plan_pick(&r.ttft, in->percentile) <= in->ttft_slo_s &&
                                plan_pick(&r.tpot, in->percentile) <= in->tpot_slo_s;
-        const double want = settles ? ceil(6.0 * in->rate_qps * settle_s) : (double)PLAN_SETTLE_MAX;
+        /* A run that met the SLOs while preempting (PLAN_PREEMPT_SETTLE per request or more) holds
+         * a KV cache near full: the long requests that fill it accumulate over many lives, and a
+         * preemption recomputes a prompt, lengthening the steps that let more accumulate, so the
+         * cliff comes late. It runs much longer (kv_bound_requests): 10 TP-2 Llama-3.1-70B H100s at 50
+         * requests/s met 2 s / 50 ms over 6,262 requests (0.14 preemptions a request) and are
+         * overloaded over 30,000 (p90 TTFT 20 s), where 11 keep up (a review) */
+        const bool kv_bound = c.requests > 0 && (double)r.preemptions >= PLAN_PREEMPT_SETTLE * (double)r.requests;
+        double want = settles ? ceil(6.0 * in->rate_qps * settle_s) : (double)PLAN_SETTLE_MAX;
+        if (kv_bound && want < (double)kv_bound_requests(in, &c))
+            want = (double)kv_bound_requests(in, &c);
         if (meets_now && want > 1.5 * (double)c.requests && c.requests < PLAN_SETTLE_MAX) {
             c.requests = want < (double)PLAN_SETTLE_MAX ? (long)want : PLAN_SETTLE_MAX;
             c.warmup_requests = c.requests / 2;
@@ -169,6 +197,18 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
             if ((rc = sim_run(&c, &r, err)))
                 return rc;
         }
+    } else if (disagg && c.requests < PLAN_SETTLE_MAX && !r.overloaded && r.errors == 0 &&
+               (double)r.preemptions >= PLAN_PREEMPT_SETTLE * (double)r.requests &&
+               plan_pick(&r.ttft, in->percentile) <= in->ttft_slo_s &&
+               (y == 0 || plan_pick(&r.tpot, in->percentile) <= in->tpot_slo_s)) {
+        /* a decode pool that met the SLOs while preempting, as above: 1 + 9 TP-2 H100s at 50
+         * requests/s of Llama-3.1-70B met them over 6,362 requests (0.58 preemptions a request)
+         * and are overloaded over 30,000 */
+        c.requests = kv_bound_requests(in, &c);
+        c.warmup_requests = c.requests / 2;
+        sim_result_free(&r);
+        if ((rc = sim_run(&c, &r, err)))
+            return rc;
     }
     ev->requests = c.requests;
     ev->warmup = c.warmup_requests;

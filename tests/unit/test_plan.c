@@ -1259,6 +1259,51 @@ static void high_rate_plans_run_until_the_fill_is_told_from_overload(void **stat
     catalog_free(&cat);
 }
 
+/* A run that meets the SLOs while preempting holds a KV cache near full, whose cliff comes late:
+ * Llama-3.1-70B chat on TP-2 H100s (about 27,000 KV tokens an instance, 50 requests of the mean
+ * length) at 50 requests/s, 5 a second an instance over lives of about 10 s, so about 50 in
+ * service: at the cache's edge. 10 instances met 2 s / 50 ms over 6,262 requests (0.14
+ * preemptions a request) and are overloaded over 15,000 (a review). The plan reruns such a run
+ * over up to 2e7 tokens (kv_bound_requests) and takes 11. */
+static void kv_bound_rate_plans_run_past_the_late_cliff(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "llama-3.1-70b");
+    in.rate_qps = 50;
+    in.ttft_slo_s = 2.0;
+    in.tpot_slo_s = 0.05;
+    const struct llmroof_gpu *g = gpu(&cat, "h100");
+    in.gpus[in.ngpus++] = g;
+    in.tps[in.ntps++] = 2;
+    run(&in, &res);
+    long agg = 0;
+    for (int i = 0; i < res.noptions; i++)
+        if (!res.options[i].disagg && res.options[i].tp == 2 && res.options[i].feasible)
+            agg = res.options[i].instances;
+    print_message("aggregated TP-2 H100 instances at 50 requests/s: %ld\n", agg);
+    assert_true(agg >= 11);
+    struct sim_config c = plan_sim_config(&in, g);
+    c.setup = (struct llmroof_setup){ in.model, g, 2, in.dt, roofline_effs_tp(g, &in.eff, 2), { 0 } };
+    c.setup.layout.tp = 2;
+    c.mode = SIM_RATE;
+    c.rate_qps = 50;
+    c.instances = 10;
+    c.router = SIM_ROUTE_LEAST_LOADED;
+    c.requests = 15000;
+    c.warmup_requests = 7500;
+    c.record_iterations = false;
+    struct sim_result r;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&c, &r, &err), 0);
+    print_message("10 instances, 15,000 requests: overloaded %d, %ld preemptions\n", r.overloaded, r.preemptions);
+    assert_true(r.overloaded);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* Llama-3.1-8B chat on one H100 at TP 1 (the speculative tests' plan), under `tpot_s` */
 static void spec_8b_on_h100(struct plan_input *in, const struct llmroof_catalog *cat, double tpot_s)
 {
@@ -1814,6 +1859,7 @@ int main(void)
         cmocka_unit_test(a_pools_bound_is_the_simulators),
         cmocka_unit_test(rate_plans_run_near_the_knee_to_the_steady_state),
         cmocka_unit_test(high_rate_plans_run_until_the_fill_is_told_from_overload),
+        cmocka_unit_test(kv_bound_rate_plans_run_past_the_late_cliff),
         cmocka_unit_test(spec_plans_need_fewer_gpus_only_where_drafts_are_accepted),
         cmocka_unit_test(spec_rate_plans_need_fewer_gpus_only_where_drafts_are_accepted),
         cmocka_unit_test(spec_rate_plans_run_near_the_knee_to_the_steady_state),
