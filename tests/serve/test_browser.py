@@ -213,19 +213,23 @@ def check_messages_and_url(br, url, failures):
         failures.append("20 points: %r does not name the Points field" % err)
 
 
+def submit(br, form, values):
+    """Sets form's fields (name -> text) and clicks its button."""
+    sets = " ".join("f.%s.value = %s;" % (k, json.dumps(v)) for k, v in values.items())
+    br.js("(() => { const f = document.getElementById('%s'); %s f.querySelector('button').click(); })()" % (form, sets))
+
+
 def check_warnings_shown(br, url, failures):
     # the server's warnings reach the page (X-Llmroof-Warning): a closed loop of 20 requests for 40
     # users times one burst (a review: the warning reached the Python binding only); a run without
     # it clears them
     load(br, url + "?model=llama-3.1-8b&gpu=h100&batch=8")
-    br.js("(() => { const f = document.getElementById('serving'); f.loadkind.value = 'concurrency';"
-          " f.points.value = '40'; f.requests.value = '20'; f.querySelector('button').click(); })()")
+    submit(br, "serving", {"loadkind": "concurrency", "points": "40", "requests": "20"})
     br.wait("!document.getElementById('serving-warning').hidden || !document.getElementById('serving-error').hidden")
     w = br.js("document.getElementById('serving-warning').textContent")
     if "Requests 20 is fewer than the users of Points at 40" not in w or "llmroof:" in w:
-        failures.append("serving warning of 5 requests: %r" % w)
-    br.js("(() => { const f = document.getElementById('serving'); f.requests.value = '200';"
-          " f.querySelector('button').click(); })()")
+        failures.append("serving warning of 20 requests for 40 users: %r" % w)
+    submit(br, "serving", {"requests": "200"})
     br.wait("document.getElementById('serving-warning').hidden || !document.getElementById('serving-error').hidden")
     if not br.js("document.getElementById('serving-warning').hidden"):
         failures.append("a run without warnings still shows: %r" % br.js("document.getElementById('serving-warning')"
@@ -244,8 +248,7 @@ def check_page_wording(br, url, failures):
         failures.append("DP attention at TP 2: %r" % err)
     if "llmroof:" in note or "-t " in note or "give TP 1" not in note:
         failures.append("DP attention at TP 2, its note: %r" % note)
-    br.js("(() => { const f = document.getElementById('plan'); f.gpus.value = 'foo';"
-          " f.querySelector('button').click(); })()")
+    submit(br, "plan", {"gpus": "foo"})
     br.wait("!document.getElementById('plan-error').hidden")
     err = br.js("document.getElementById('plan-error').textContent")
     if "field 'GPUs': unknown GPU 'foo'" not in err or "llmroof list" in err:

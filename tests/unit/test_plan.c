@@ -1160,6 +1160,45 @@ static void a_pools_bound_is_the_simulators(void **state)
     catalog_free(&cat);
 }
 
+/* A rate plan of model on GPU g at one TP, 2 s / 50 ms p90 (engine en, NULL: none): the aggregated
+ * row's instances, 0 when infeasible. */
+static long rate_plan_aggregated(const struct llmroof_catalog *cat, struct plan_input *in, const char *model,
+                                 const struct llmroof_gpu *g, int tp, double rate, const struct llmroof_engine *en)
+{
+    base(in, cat, model);
+    in->rate_qps = rate;
+    in->ttft_slo_s = 2.0;
+    in->tpot_slo_s = 0.05;
+    in->eff.engine = en;
+    in->gpus[in->ngpus++] = g;
+    in->tps[in->ntps++] = tp;
+    run(in, &res);
+    long agg = 0;
+    for (int i = 0; i < res.noptions; i++)
+        if (!res.options[i].disagg && res.options[i].tp == tp && res.options[i].feasible)
+            agg = res.options[i].instances;
+    return agg;
+}
+
+/* A run of n instances of plan in's setup on g at TP tp and its rate, of `requests` requests (the
+ * first half left out of the latencies), least-loaded routing. */
+static void long_rate_run(const struct plan_input *in, const struct llmroof_gpu *g, int tp, int n, long requests,
+                          struct sim_result *r)
+{
+    struct sim_config c = plan_sim_config(in, g);
+    c.setup = (struct llmroof_setup){ in->model, g, tp, in->dt, roofline_effs_tp(g, &in->eff, tp), { 0 } };
+    c.setup.layout.tp = tp;
+    c.mode = SIM_RATE;
+    c.rate_qps = in->rate_qps;
+    c.instances = n;
+    c.router = SIM_ROUTE_LEAST_LOADED;
+    c.requests = requests;
+    c.warmup_requests = requests / 2;
+    c.record_iterations = false;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&c, r, &err), 0);
+}
+
 /* Near its knee a pool's batch reaches its steady state slowly (each sequence more lengthens every
  * step, so requests live longer and more run at once), and a run of a few lives still holds the
  * fill's short steps. Llama-3.1-70B on TP-4 H100s under vLLM at 50 requests/s: the plan's 3,134
@@ -1173,35 +1212,13 @@ static void rate_plans_run_near_the_knee_to_the_steady_state(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct plan_input in;
-    base(&in, &cat, "llama-3.1-70b");
-    in.rate_qps = 50;
-    in.ttft_slo_s = 2.0;
-    in.tpot_slo_s = 0.05;
-    in.eff.engine = shipped_engine(&cat, "vllm");
     const struct llmroof_gpu *g = gpu(&cat, "h100");
-    in.gpus[in.ngpus++] = g;
-    in.tps[in.ntps++] = 4;
-    run(&in, &res);
-    long agg = 0;
-    for (int i = 0; i < res.noptions; i++)
-        if (!res.options[i].disagg && res.options[i].tp == 4 && res.options[i].feasible)
-            agg = res.options[i].instances;
+    const long agg = rate_plan_aggregated(&cat, &in, "llama-3.1-70b", g, 4, 50, shipped_engine(&cat, "vllm"));
     print_message("aggregated TP-4 instances at 50 requests/s: %ld\n", agg);
     assert_int_equal(agg, 3);
     /* the steady state of 2: a long run misses the SLO */
-    struct sim_config c = plan_sim_config(&in, g);
-    c.setup = (struct llmroof_setup){ in.model, g, 4, in.dt, roofline_effs_tp(g, &in.eff, 4), { 0 } };
-    c.setup.layout.tp = 4;
-    c.mode = SIM_RATE;
-    c.rate_qps = 50;
-    c.instances = 2;
-    c.router = SIM_ROUTE_LEAST_LOADED;
-    c.requests = 100000;
-    c.warmup_requests = 50000;
-    c.record_iterations = false;
     struct sim_result r;
-    struct llmroof_err err = { 0 };
-    assert_int_equal(sim_run(&c, &r, &err), 0);
+    long_rate_run(&in, g, 4, 2, 100000, &r);
     print_message("2 instances, 100,000 requests: p90 TPOT %.1f ms, overloaded %d\n", r.tpot.p90 * 1e3, r.overloaded);
     assert_true(r.overloaded || r.tpot.p90 > 0.05);
     sim_result_free(&r);
@@ -1223,34 +1240,13 @@ static void high_rate_plans_run_until_the_fill_is_told_from_overload(void **stat
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct plan_input in;
-    base(&in, &cat, "llama-3.1-70b");
-    in.rate_qps = 800;
-    in.ttft_slo_s = 2.0;
-    in.tpot_slo_s = 0.05;
     const struct llmroof_gpu *g = gpu(&cat, "b200");
-    in.gpus[in.ngpus++] = g;
-    in.tps[in.ntps++] = 2;
-    run(&in, &res);
-    long agg = 0;
-    for (int i = 0; i < res.noptions; i++)
-        if (!res.options[i].disagg && res.options[i].tp == 2 && res.options[i].feasible)
-            agg = res.options[i].instances;
+    const long agg = rate_plan_aggregated(&cat, &in, "llama-3.1-70b", g, 2, 800, NULL);
     print_message("aggregated TP-2 B200 instances at 800 requests/s: %ld\n", agg);
     assert_true(agg >= 16 && agg <= 32);
     /* and 32 keep up in a long run, within both SLOs */
-    struct sim_config c = plan_sim_config(&in, g);
-    c.setup = (struct llmroof_setup){ in.model, g, 2, in.dt, roofline_effs_tp(g, &in.eff, 2), { 0 } };
-    c.setup.layout.tp = 2;
-    c.mode = SIM_RATE;
-    c.rate_qps = 800;
-    c.instances = 32;
-    c.router = SIM_ROUTE_LEAST_LOADED;
-    c.requests = 100000;
-    c.warmup_requests = 50000;
-    c.record_iterations = false;
     struct sim_result r;
-    struct llmroof_err err = { 0 };
-    assert_int_equal(sim_run(&c, &r, &err), 0);
+    long_rate_run(&in, g, 2, 32, 100000, &r);
     print_message("32 instances, 100,000 requests: p90 TTFT %.0f ms, TPOT %.1f ms, overloaded %d\n", r.ttft.p90 * 1e3,
                   r.tpot.p90 * 1e3, r.overloaded);
     assert_false(r.overloaded);
@@ -1271,33 +1267,12 @@ static void kv_bound_rate_plans_run_past_the_late_cliff(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     struct plan_input in;
-    base(&in, &cat, "llama-3.1-70b");
-    in.rate_qps = 50;
-    in.ttft_slo_s = 2.0;
-    in.tpot_slo_s = 0.05;
     const struct llmroof_gpu *g = gpu(&cat, "h100");
-    in.gpus[in.ngpus++] = g;
-    in.tps[in.ntps++] = 2;
-    run(&in, &res);
-    long agg = 0;
-    for (int i = 0; i < res.noptions; i++)
-        if (!res.options[i].disagg && res.options[i].tp == 2 && res.options[i].feasible)
-            agg = res.options[i].instances;
+    const long agg = rate_plan_aggregated(&cat, &in, "llama-3.1-70b", g, 2, 50, NULL);
     print_message("aggregated TP-2 H100 instances at 50 requests/s: %ld\n", agg);
     assert_true(agg >= 11);
-    struct sim_config c = plan_sim_config(&in, g);
-    c.setup = (struct llmroof_setup){ in.model, g, 2, in.dt, roofline_effs_tp(g, &in.eff, 2), { 0 } };
-    c.setup.layout.tp = 2;
-    c.mode = SIM_RATE;
-    c.rate_qps = 50;
-    c.instances = 10;
-    c.router = SIM_ROUTE_LEAST_LOADED;
-    c.requests = 15000;
-    c.warmup_requests = 7500;
-    c.record_iterations = false;
     struct sim_result r;
-    struct llmroof_err err = { 0 };
-    assert_int_equal(sim_run(&c, &r, &err), 0);
+    long_rate_run(&in, g, 2, 10, 15000, &r);
     print_message("10 instances, 15,000 requests: overloaded %d, %ld preemptions\n", r.overloaded, r.preemptions);
     assert_true(r.overloaded);
     sim_result_free(&r);
