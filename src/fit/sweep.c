@@ -82,6 +82,18 @@ void sweep_eval_engine(const struct llmroof_model *m, const struct llmroof_gpu *
                  g->id);
         return;
     }
+    /* what the runtime cannot run (calm: one GPU, one sequence), as estimate refuses it */
+    const long gpus = (long)ops_layout_stage_gpus(&ly, tp) * (ly.pp > 1 ? ly.pp : 1);
+    if (en && en->max_gpus > 0 && gpus > en->max_gpus) {
+        snprintf(out->reason, sizeof out->reason, "engine '%s' runs an instance on at most %ld GPU%s (max_gpus)",
+                 en->id, en->max_gpus, en->max_gpus == 1 ? "" : "s");
+        return;
+    }
+    if (en && en->max_batch > 0 && batch > en->max_batch) {
+        snprintf(out->reason, sizeof out->reason, "engine '%s' runs at most %ld sequence%s at once (max_batch)", en->id,
+                 en->max_batch, en->max_batch == 1 ? "" : "s");
+        return;
+    }
 
     /* the engine's efficiencies and graph limit at this TP, as estimate -e (roofline_effs_tp), and
      * its dtype rule for the compute (ckpt_engine_dtypes: how its W8A8 GEMMs quantize) */

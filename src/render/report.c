@@ -345,6 +345,15 @@ int report_build(const struct report_input *in, struct llmroof_report *out, stru
                 snprintf(x->reason, sizeof x->reason, "%s", e2.msg);
                 continue;
             }
+            /* nor a layout beyond the runtime's GPUs (calm: one), as estimate refuses it */
+            const struct llmroof_engine *en = in->eff.engine;
+            const long ig = (long)sh.gpus * (lay.pp > 1 ? lay.pp : 1);
+            if (en && en->max_gpus > 0 && ig > en->max_gpus) {
+                x->status = REPORT_NO_ENGINE;
+                snprintf(x->reason, sizeof x->reason, "engine '%s' runs an instance on at most %ld GPU%s (max_gpus)",
+                         en->id, en->max_gpus, en->max_gpus == 1 ? "" : "s");
+                continue;
+            }
             int rc = memory_eval_layout(in->model, x->gpu, &lay, &in->dt, ctx, in->has_gpu_mem ? &in->gpu_mem[gi][ti] : &in->mem,
                                         &x->mem, &e2);
             if (rc)

@@ -32,7 +32,8 @@ enum report_status {
     REPORT_NO_FIT,    /* estimated, but the weights or one sequence do not fit */
     REPORT_BAD_TP,    /* TP does not divide the heads, or the layout does not suit this TP: not estimated */
     REPORT_BAD_DTYPE, /* the GPU lacks the compute dtype: not estimated */
-    REPORT_NO_ENGINE  /* the engine does not run on the GPU (CUDA-only on an AMD one): not estimated */
+    REPORT_NO_ENGINE  /* the engine does not run on the GPU (CUDA-only on an AMD one) or not this layout (its
+                         max_gpus): not estimated */
 };
 
 struct report_row {
