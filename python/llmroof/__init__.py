@@ -278,6 +278,15 @@ class Context:
                 os.close(pipe[1])
         text, msg = _take(out), _take(err)
         if rc != 0:
+            # the warnings and notes printed before the error come as warnings, the error alone as
+            # the exception's message (a review: "llmroof: note: model ... taken as ..." had led
+            # the message of an unknown GPU), as the HTTP server splits them
+            lines = (msg or "").splitlines()
+            notes = [l for l in lines if l.startswith(("llmroof: warning: ", "llmroof: note: "))]
+            rest = "\n".join(l for l in lines if not l.startswith(("llmroof: warning: ", "llmroof: note: ")))
+            for line in notes:
+                warnings.warn(line, LlmroofWarning, stacklevel=3)
+            msg = rest if rest.strip() else msg
             # every failure says why on stderr (check's drift names the fields that moved); a
             # library older than that said nothing for a drift, so say what status 1 means
             if not msg:

@@ -256,6 +256,7 @@ int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const 
 struct cli_setup_opts {
     const char *model, *gpu;
     long tp, batch, prompt, output;
+    bool have_batch;               /* --batch given (a command's default otherwise) */
     bool have_weight, have_kv, have_act, have_state;
     enum llmroof_dtype weight, kv, act, state;
     double weight_bits;            /* --weight-bits, 0 = the dtype's */

@@ -351,9 +351,15 @@ static bool tp_item(const char *item, void *vctx)
 {
     struct list_ctx *x = vctx;
     int64_t v;
-    if (*x->n >= x->max || !parse_int64(item, 1, 1024, &v)) {
-        cli_usage_error(x->c, "option '--tp': '%s' is not a whole number in [1, 1024] (at most %d values)", CLI_CLIP(item),
-                        x->max);
+    /* the count and the value are two faults, each said as itself ('17' had been "not a whole
+     * number in [1, 1024]" for being the 17th of 16: a review) */
+    if (*x->n >= x->max) {
+        cli_usage_error(x->c, "option '--tp': more than %d values (at most %d)", x->max, x->max);
+        x->reported = true;
+        return false;
+    }
+    if (!parse_int64(item, 1, 1024, &v)) {
+        cli_usage_error(x->c, "option '--tp': '%s' is not a whole number in [1, 1024]", CLI_CLIP(item));
         x->reported = true;
         return false;
     }
@@ -390,5 +396,6 @@ int cli_tp_list(struct cli *c, const char *list, int *out, int max, int *n)
     *n = 0;
     if (parse_list(list, tp_item, &x))
         return 0;
-    return x.reported ? 2 : cli_usage_error(c, "option '--tp': expected a comma-separated list such as 2,4,8");
+    return x.reported ? 2 : cli_usage_error(c, "option '--tp': '%s' is not a comma-separated list such as 2,4,8, without "
+                                               "empty items", CLI_CLIP(list));
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/par.h"
 #include "base/parse.h"
@@ -56,7 +57,16 @@ int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out)
                                       "GiB ...)", opt, CLI_CLIP(arg));
     }
     if (!parse_bytes(arg, out))
-        return cli_usage_error(c, "option '--%s': '%s' is not a byte size from 0 to 4 EiB (e.g. 512MiB, 1.5GiB, 2GB)", opt, CLI_CLIP(arg));
+        return cli_usage_error(c, "option '--%s': '%s' is not a byte size of at most 4,194,304 TiB (e.g. 512MiB, "
+                                  "1.5GiB, 2GB)", opt, CLI_CLIP(arg));
+    /* a size above 0 that rounds to no byte ("1e-20GiB") is a typo, not a size */
+    if (*out == 0) {
+        bool nonzero = false; /* a digit 1-9 in the mantissa: a size above 0 (no strtod: locale-free) */
+        for (const char *p = arg; *p && (isdigit((unsigned char)*p) || *p == '.'); p++)
+            nonzero |= *p >= '1' && *p <= '9';
+        if (nonzero)
+            return cli_usage_error(c, "option '--%s': '%s' is less than a byte", opt, CLI_CLIP(arg));
+    }
     return 0;
 }
 
@@ -86,6 +96,10 @@ static bool bare_zero(const char *s)
 int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, bool positive, double *out_s)
 {
     double v;
+    /* a bare 0 where the duration must be positive is said as that ("0s" was offered, and refused) */
+    if (positive && bare_zero(arg))
+        return cli_usage_error(c, "option '--%s': '%s' must be a duration above 0 (e.g. %s)", opt, CLI_CLIP(arg),
+                               max_s >= 3 ? "3s, 500ms" : max_s >= 0.5 ? "500ms, 200us" : "200us, 50us");
     if (!has_unit(arg) && !(bare_zero(arg) && !positive) && parse_double(arg, &v))
         return cli_usage_error(c, "option '--%s': '%s' has no unit: write it with one of ns, us, ms, s, min "
                                   "(e.g. %ss or %sms)", opt, CLI_CLIP(arg), arg, arg);
@@ -110,7 +124,7 @@ int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const 
     double v;
     if (nvlink)
         *nvlink = false;
-    if (strcmp(arg, "nvlink") == 0) {
+    if (strcasecmp(arg, "nvlink") == 0) { /* as people write it: NVLink, IB, PCIe (a review) */
         for (int i = 0; i < ngpus; i++)
             if (gpus[i]->link != LLMROOF_LINK_NVLINK)
                 return cli_usage_error(c, "option '--kv-link': %s has no NVLink (its link is %s); use node (each GPU's own "
@@ -121,13 +135,13 @@ int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const 
         *bps = ngpus > 0 ? gpus[0]->link_bw_Bps : 0;
         if (nvlink)
             *nvlink = true;
-    } else if (strcmp(arg, "node") == 0) {
+    } else if (strcasecmp(arg, "node") == 0) {
         *bps = ngpus > 0 ? gpus[0]->link_bw_Bps : 0;
         if (nvlink)
             *nvlink = true; /* each GPU's own link, as nvlink's */
-    } else if (strcmp(arg, "ib") == 0) {
+    } else if (strcasecmp(arg, "ib") == 0) {
         *bps = 50e9;
-    } else if (strcmp(arg, "pcie") == 0) {
+    } else if (strcasecmp(arg, "pcie") == 0) {
         *bps = 32e9;
     } else if (parse_double(arg, &v) && v >= KV_LINK_MIN_GBPS && v <= 100000) {
         *bps = v * 1e9;
@@ -289,7 +303,7 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
     case OPT_MODEL: s->model = arg; return 0;
     case OPT_GPU: s->gpu = arg; return 0;
     case OPT_TP: return cli_long(c, "tp", arg, 1, 1024, &s->tp);
-    case OPT_BATCH: return cli_long(c, "batch", arg, 1, 1000000, &s->batch);
+    case OPT_BATCH: s->have_batch = true; return cli_long(c, "batch", arg, 1, 1000000, &s->batch);
     case OPT_PROMPT: return cli_long(c, "prompt", arg, 1, 1000000000, &s->prompt);
     case OPT_OUTPUT: return cli_long(c, "output", arg, 1, 1000000000, &s->output);
     case OPT_CONTEXT: s->have_context = true; return cli_long(c, "context", arg, 1, 1000000000, &s->context);
@@ -450,6 +464,10 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
                                   "this layout takes %ld: lower --tp%s",
                                en->id, en->max_gpus, en->max_gpus == 1 ? "" : "s", gpus,
                                lay.pp > 1 || lay.ep > 1 ? ", --pp or --ep" : "");
+    if (!s->have_batch && en->max_batch > 0 && s->batch > en->max_batch) /* report's default 16 */
+        return cli_usage_error(c, "option '--batch': its default of %ld is above the %ld sequence%s engine '%s' runs at "
+                                  "once (its profile's \"max_batch\"): give -b %ld",
+                               s->batch, en->max_batch, en->max_batch == 1 ? "" : "s", en->id, en->max_batch);
     if ((rc = cli_engine_batch_check(c, en, "batch", s->batch)))
         return rc;
     if (s->eff.engine_use_ray && !(s->eff.engine->tp_step_overhead_s > 0))

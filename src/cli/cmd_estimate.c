@@ -651,9 +651,14 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                         mem.kv_stage, cli_fmt_bytes(mem.kv_stage_weights_bytes_per_gpu, b1, sizeof b1),
                         cli_fmt_bytes(mem.kv_stage_bytes_per_token_per_gpu, b2, sizeof b2));
         sbuf_append(&c->out, "; ");
-        if (mem.fits)
-            sbuf_printf(&c->out, "fits, max batch %.0f at this context\n", mem.max_batch);
-        else if (mem.fit == LLMROOF_FIT_WEIGHTS)
+        if (mem.fits) {
+            sbuf_printf(&c->out, "fits, max batch %.0f at this context", mem.max_batch);
+            /* the KV cache's; an engine that runs fewer at once (calm: one) says so, as memory does */
+            if (x.s.eff.engine && x.s.eff.engine->max_batch > 0 && mem.max_batch > (double)x.s.eff.engine->max_batch)
+                sbuf_printf(&c->out, " in the KV cache; engine %s runs %ld at once", x.s.eff.engine->id,
+                            x.s.eff.engine->max_batch);
+            sbuf_append(&c->out, "\n");
+        } else if (mem.fit == LLMROOF_FIT_WEIGHTS)
             sbuf_printf(&c->out, "does NOT fit: weights, workspace and reserve exceed the usable memory\n");
         else if (mem.fit == LLMROOF_FIT_BATCH)
             sbuf_printf(&c->out, "does NOT fit: batch %ld exceeds the max batch of %.0f at this context\n",

@@ -170,7 +170,13 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                         cli_fmt_bytes(mem.usable_bytes, b2, sizeof b2));
             /* min_tp_fit is plain TP's (memory.c): say so where a layout was asked about */
             const char *plain = lay_s[0] ? " without PP or EP" : "";
-            if (mem.min_tp_fit)
+            /* an engine that runs one GPU (calm) runs none of the larger layouts the hints name */
+            const long eg = s.eff.engine ? s.eff.engine->max_gpus : 0;
+            if (eg > 0 && (!mem.min_tp_fit || mem.min_tp_fit > eg))
+                sbuf_printf(&c->out, "; engine %s runs an instance on at most %ld GPU%s, and no layout of so few fits "
+                                     "(smallest TP that fits%s: %d)\n",
+                            s.eff.engine->id, eg, eg == 1 ? "" : "s", plain, mem.min_tp_fit);
+            else if (mem.min_tp_fit)
                 sbuf_printf(&c->out, "; smallest TP that fits%s: %d\n", plain, mem.min_tp_fit);
             else
                 sbuf_printf(&c->out, "; no TP up to 64 fits%s\n", plain);
@@ -181,7 +187,8 @@ int cmd_memory(struct cli *c, int argc, char **argv)
             {
                 struct llmroof_layout pl = lay;
                 const int pp0 = lay.pp > 1 ? lay.pp : 1;
-                for (int pp = 2 * pp0; pp <= 16 && pp <= m->layers; pp *= 2) {
+                for (int pp = 2 * pp0; pp <= 16 && pp <= m->layers &&
+                                       !(eg > 0 && (long)s.tp * pp > eg); pp *= 2) {
                     struct llmroof_memory pm;
                     struct llmroof_err pe = { 0 };
                     pl.pp = pp;

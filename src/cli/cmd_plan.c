@@ -329,7 +329,8 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return cli_usage_error(c, "options '--fast' and '--spec' conflict: the analytic model has no speculative "
                                   "decoding (no verification pass, no drafter); drop --fast to simulate the plan");
     x->in.threads = cli_threads(c, x->in.threads); /* --jobs, else the processors (a request: 1) */
-    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x->s)))
+    if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x->s)) ||
+        (x->in.keep_seqs && (rc = cli_engine_batch_check(c, x->s.eff.engine, "max-seqs", x->in.sim.max_seqs))))
         return rc;
     if (!(x->in.model = cli_model(c, x->s.model)))
         return 2;

@@ -705,9 +705,10 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         if (b->binding == PLAN_BIND_CAP)
             snprintf(next, sizeof next, ": the search stopped there, within both SLOs, so one instance serves at "
                      "least that many");
-        plan_obs_add(out, "%s: best as %s, %ld users per instance, %ld node%s (%s TTFT %.0f ms, TPOT %.1f ms); %s binds "
+        plan_obs_add(out, "%s: best as %s, %ld user%s per instance, %ld node%s (%s TTFT %.0f ms, TPOT %.1f ms); %s binds "
                           "first%s.",
-                     b->gpu->id, per, b->users_per_instance, b->nodes, b->nodes == 1 ? "" : "s", st,
+                     b->gpu->id, per, b->users_per_instance, b->users_per_instance == 1 ? "" : "s", b->nodes,
+                     b->nodes == 1 ? "" : "s", st,
                      b->ttft_s * 1e3, b->tpot_s * 1e3, plan_binding_name(b->binding), next);
         if (b->binding == PLAN_BIND_SEQS) {
             const long seqs = plan_instance_max_seqs(in, b->gpu, LAY(b->tp, b->mode));

@@ -369,12 +369,21 @@ void plan_rate_observations(const struct plan_input *in, struct plan_result *out
     }
     /* one instance fewer missed for its sequence slots (plan_rate.c rate_eval): the answer is the
      * limit's, which the user sets */
-    if (best->binding == PLAN_BIND_SEQS && best->fewer_instances > 0)
-        plan_obs_add(out, "At %ld instance%s every one of an instance's %ld sequence slots was taken while its KV cache "
-                          "stayed mostly free: the sequence limit binds, not the GPUs; a larger --max-seqs (the "
-                          "engine's --max-num-seqs, --max-running-requests, --max_batch_size) may serve with fewer.",
-                     best->fewer_instances, best->fewer_instances == 1 ? "" : "s",
-                     plan_instance_max_seqs(in, best->gpu, LAY(best->tp, best->mode)));
+    if (best->binding == PLAN_BIND_SEQS && best->fewer_instances > 0) {
+        const long slots = plan_instance_max_seqs(in, best->gpu, LAY(best->tp, best->mode));
+        const struct llmroof_engine *en = in->eff.engine;
+        if (en && en->max_batch > 0 && slots >= en->max_batch) /* calm: one, whatever its flags */
+            plan_obs_add(out, "At %ld instance%s every one of an instance's %ld sequence slot%s was taken: engine %s "
+                              "runs no more at once, so the rate takes instances.",
+                         best->fewer_instances, best->fewer_instances == 1 ? "" : "s", slots, slots == 1 ? "" : "s",
+                         en->id);
+        else
+            plan_obs_add(out, "At %ld instance%s every one of an instance's %ld sequence slots was taken while its KV "
+                              "cache stayed mostly free: the sequence limit binds, not the GPUs; a larger --max-seqs "
+                              "(the engine's --max-num-seqs, --max-running-requests, --max_batch_size) may serve with "
+                              "fewer.",
+                         best->fewer_instances, best->fewer_instances == 1 ? "" : "s", slots);
+    }
     /* the other kind of layout, for the comparison the choice rests on */
     int other = -1;
     for (int i = 0; i < out->noptions; i++) {

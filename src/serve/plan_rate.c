@@ -19,6 +19,8 @@
 #define PLAN_PREEMPT_SETTLE 0.01
 #define PLAN_PREEMPT_RUNS 5.0
 #define PLAN_PREEMPT_TOKENS 2e7
+/* a disaggregated run within this share of an SLO is rerun as a preempting one is */
+#define PLAN_EDGE 0.95
 /* The steady state's time constant is taken this much above the rate (rate_eval): the model's
  * steady batch is a mean that the simulation's fluctuating batches exceed (2 x TP-4 Llama-3.1-70B
  * H200s at 50 requests/s: 218 an instance by the model, the 256-sequence limit in long runs) */
@@ -198,12 +200,17 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
                 return rc;
         }
     } else if (disagg && c.requests < PLAN_SETTLE_MAX && !r.overloaded && r.errors == 0 &&
-               (double)r.preemptions >= PLAN_PREEMPT_SETTLE * (double)r.requests &&
                plan_pick(&r.ttft, in->percentile) <= in->ttft_slo_s &&
-               (y == 0 || plan_pick(&r.tpot, in->percentile) <= in->tpot_slo_s)) {
+               (y == 0 || plan_pick(&r.tpot, in->percentile) <= in->tpot_slo_s) &&
+               ((double)r.preemptions >= PLAN_PREEMPT_SETTLE * (double)r.requests ||
+                plan_pick(&r.ttft, in->percentile) > PLAN_EDGE * in->ttft_slo_s ||
+                (y > 0 && plan_pick(&r.tpot, in->percentile) > PLAN_EDGE * in->tpot_slo_s))) {
         /* a decode pool that met the SLOs while preempting, as above: 1 + 9 TP-2 H100s at 50
          * requests/s of Llama-3.1-70B met them over 6,362 requests (0.58 preemptions a request)
-         * and are overloaded over 30,000 */
+         * and are overloaded over 30,000; or within 5% of an SLO, where a disaggregated pool has
+         * no --fast model to say how far its steady state is (2 + 7 TP-1 MI300X pools of
+         * Qwen2.5-72B under vLLM at 30/s read p90 TPOT 48.7 ms over 5,552 requests, 50.0-51.3
+         * over 27,760 to 100,000 and at other seeds: a review) */
         c.requests = kv_bound_requests(in, &c);
         c.warmup_requests = c.requests / 2;
         sim_result_free(&r);
@@ -355,6 +362,8 @@ static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *
         lo = ruled_out;
         hi = limit;
     } else {
+        long lo2 = 0; /* the count before prev's, and its evaluation (prev2) */
+        struct rate_eval prev2 = { 0 };
         for (;;) {
             long px = search_decode ? x : hi, py = search_decode ? hi : 0;
             if (hi <= ruled_out && hi < PLAN_INSTANCE_CAP) {
@@ -379,15 +388,28 @@ static int smallest_pool(const struct plan_input *in, const struct llmroof_gpu *
                 *ev = e;
                 return LLMROOF_OK;
             }
-            /* a pool that keeps up and whose failing latency no longer falls when it doubles has hit
-             * the layout's floor (one sequence's step, or one prompt's prefill): more will not help */
-            if (lo > 0 && !e.overloaded && !prev.overloaded && !e.errors && e.fails == prev.fails &&
-                (e.fails == PLAN_BIND_TPOT ? e.tpot_s >= 0.98 * prev.tpot_s : e.ttft_s >= 0.98 * prev.ttft_s)) {
+            /* a pool that keeps up and whose failing latency no longer falls when it doubles, after a
+             * doubling that cut it by less than 10%, has hit the layout's floor (one sequence's step,
+             * or one prompt's prefill): more will not help. One flat doubling is not enough: a
+             * prefill-first engine's TPOT holds the other
+             * requests' prefill stalls, flat while every step has one and falling fast once few do
+             * (a review: DeepSeek-V3 on TP-8 B200s under SGLang at 100/s, p90 TPOT 143 ms at 2
+             * and 4 instances, 64 at 6, 45 at 8, had read "misses the TPOT SLO at any size") */
+            const bool tpot = e.fails == PLAN_BIND_TPOT;
+            const bool flat = lo > 0 && !e.overloaded && !prev.overloaded && !e.errors && e.fails == prev.fails &&
+                              (tpot ? e.tpot_s >= 0.98 * prev.tpot_s : e.ttft_s >= 0.98 * prev.ttft_s);
+            /* and the doubling before fell by less than 10% (a latency that had been falling fast
+             * is on a plateau of its load, not at its floor) */
+            const bool was_flat = lo2 > 0 && !prev2.overloaded && !prev2.errors && prev2.fails == prev.fails &&
+                                  (tpot ? prev.tpot_s >= 0.9 * prev2.tpot_s : prev.ttft_s >= 0.9 * prev2.ttft_s);
+            if (flat && was_flat) {
                 e.floor = true;
                 *n = 0;
                 *ev = e;
                 return LLMROOF_OK;
             }
+            prev2 = prev;
+            lo2 = lo;
             prev = e;
             lo = hi;
             if (hi == PLAN_INSTANCE_CAP) {

@@ -203,6 +203,17 @@ class Errors(unittest.TestCase):
         self.assertTrue(any(issubclass(x.category, llmroof.LlmroofWarning) and "4608 tokens" in str(x.message)
                             for x in w), [str(x.message) for x in w])
 
+    def test_a_note_before_an_error_is_a_warning(self):
+        # a review: the note "model ... taken as llama-3.1-70b" led the message of an unknown GPU
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            with self.assertRaises(llmroof.LlmroofError) as cm:
+                llmroof.estimate(model="meta-llama/Meta-Llama-3.1-70B-Instruct", gpu="bogus")
+        self.assertTrue(cm.exception.message.startswith("llmroof: error: unknown GPU 'bogus'"), cm.exception.message)
+        self.assertNotIn("note:", cm.exception.message)
+        self.assertTrue(any(issubclass(x.category, llmroof.LlmroofWarning) and "taken as llama-3.1-70b" in str(x.message)
+                            for x in w), [str(x.message) for x in w])
+
     def test_a_drift_says_which_fields_moved(self):
         # check's drift is status 1 with the diff as output, and its message names the rows and
         # fields (tests/cli/golden/check_drift_message.err: line 1 moved in ttft_s and 5 more)

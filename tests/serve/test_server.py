@@ -291,6 +291,12 @@ class Server(unittest.TestCase):
         self.assertNotIn("note:", self.error(data))
         self.assertEqual(len(w), 1, w)
         self.assertIn("llmroof: note: option '--act-dtype'", w[0])
+        # the chart's path splits them too
+        st, w, data = self.warnings_of("roofline.svg", {"model": "meta-llama/Llama-3.1-8B-Instruct", "gpu": "bogus"})
+        self.assertEqual(st, 400)
+        self.assertTrue(self.error(data).startswith("llmroof: error: unknown GPU 'bogus'"), self.error(data))
+        self.assertEqual(len(w), 1, w)
+        self.assertIn("taken as llama-3.1-8b", w[0])
         # none where the command said nothing
         st, w, _ = self.warnings_of("estimate", {"model": "llama-2-7b", "gpu": "a100"})
         self.assertEqual((st, w), (200, []))
@@ -306,6 +312,10 @@ class Server(unittest.TestCase):
                             {"Content-Type": "application/json", "Content-Encoding": "gzip"})
         self.assertEqual(st, 415)
         self.assertIn("header 'Content-Encoding' is not taken", self.error(data))
+        # an unknown command is 404 whatever its media type (it had been 415, then 404)
+        st, _, data = self.post_raw("sweep", "{}", {"Content-Type": "text/plain"})
+        self.assertEqual(st, 404)
+        self.assertIn("roofline.svg", self.error(data))
         st, data = post_raw('{"model":"llama-2-7b","gpu":"a100"}', {"Content-Type": "application/json; charset=latin1"})
         self.assertEqual(st, 415)
         self.assertIn("charset=utf-8 or none", self.error(data))
@@ -321,6 +331,21 @@ class Server(unittest.TestCase):
         st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", "instances": 123456789})
         self.assertEqual(st, 400)
         self.assertIn("field 'instances': 123456789 is past this server's limit of 64", self.error(data))
+        # below the range or not a count, in this server's range too (the CLI's is [1, 4096]), and a
+        # count in exponent form as the CLI reads a count: not one
+        for field, value, text in [("instances", 0, "field 'instances': 0 is not a whole number in [1, 64]"),
+                                   ("instances", "64.0", "field 'instances': '64.0' is not a whole number in [1, 64]"),
+                                   ("requests", "1e2", "field 'requests': '1e2' is not a whole number in [1, 20000]")]:
+            st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", field: value})
+            self.assertEqual(st, 400, value)
+            self.assertIn(text, self.error(data))
+        # a sweep list is named as the request names it; one with an empty item, by the library
+        st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100",
+                                             "sweep_rate": ",".join(str(i) for i in range(1, 18))})
+        self.assertIn("field 'sweep_rate': 17 points is past", self.error(data))
+        st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100",
+                                             "sweep_rate": "1,," + ",".join(str(i) for i in range(2, 18))})
+        self.assertIn("is not a comma-separated list of positive numbers", self.error(data))
         # a byte size takes its unit (a review: "reserve": 1.5 reserved 2 bytes)
         st, _, data = self.post("memory", {"model": "llama-2-7b", "gpu": "a100", "reserve": 1.5})
         self.assertEqual(st, 400)
