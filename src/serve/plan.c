@@ -717,6 +717,10 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                 plan_obs_add(out, "%s: the next users wait for one of the instance's %ld sequence slot%s, not for the "
                                   "GPUs (TPOT has room): engine %s runs no more at once, so more users take more "
                                   "instances.", b->gpu->id, seqs, seqs == 1 ? "" : "s", en->id);
+            else if (b->tpot_s >= 0.9 * in->tpot_slo_s) /* no room to speak of (a review: 19.6 ms against 20) */
+                plan_obs_add(out, "%s: the next users wait for one of the instance's %ld sequence slots, and TPOT "
+                                  "(%.1f ms) is within 10%% of its SLO: a larger --max-seqs admits more, whose steps "
+                                  "would then miss it.", b->gpu->id, seqs, b->tpot_s * 1e3);
             else
                 plan_obs_add(out, "%s: the next users wait for one of the instance's %ld sequence slots, not for the "
                                   "GPUs (TPOT has room): a larger --max-seqs admits more and may change which layout "

@@ -110,10 +110,11 @@ void plan_layout_observations(const struct plan_input *in, struct plan_result *o
         plan_layout_label(in, t->tp, t->mode, name, sizeof name);
         const struct plan_option *r = best[0] >= 0 && best[0] != top ? &out->options[best[0]] : NULL;
         if (!r) {
-            plan_obs_add(out, "%s: %s serves the most %s per GPU: %.1f GiB of weights per GPU leave %.0f KV-cache tokens "
-                              "per GPU; communication is %.0f%% of a decode step.",
-                         in->gpus[gi]->id, name, unit, t->weights_bytes_per_gpu / 1073741824.0, t->kv_tokens_per_gpu,
-                         100 * t->decode_comm_share);
+            /* of the aggregated layouts, which these are: a disaggregated best may serve more (a review) */
+            plan_obs_add(out, "%s: %s serves the most %s per GPU%s: %.1f GiB of weights per GPU leave %.0f KV-cache "
+                              "tokens per GPU; communication is %.0f%% of a decode step.",
+                         in->gpus[gi]->id, name, unit, in->rate_qps > 0 ? " of the aggregated layouts" : "",
+                         t->weights_bytes_per_gpu / 1073741824.0, t->kv_tokens_per_gpu, 100 * t->decode_comm_share);
             continue;
         }
         char rn[32];

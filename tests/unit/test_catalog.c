@@ -1033,6 +1033,9 @@ static void lookup_resolves_gpu_names_of_nvidia_smi_and_rocm_smi(void **state)
         { "NVIDIA H100 80GB HBM3", "h100-sxm5-80gb", LLMROOF_MATCH_SPELLING },
         { "Tesla V100-SXM2-32GB", "v100-sxm2-32gb", LLMROOF_MATCH_SPELLING },
         { "NVIDIA H100 NVL", "h100-nvl", LLMROOF_MATCH_SPELLING },
+        /* nvidia-smi's names of the PCIe cards, their aliases (a review found both unknown) */
+        { "NVIDIA A100 80GB PCIe", "a100-pcie-80gb", LLMROOF_MATCH_SPELLING },
+        { "NVIDIA H100 PCIe", "h100-pcie-80gb", LLMROOF_MATCH_SPELLING },
         { "H200 SXM 141GB", "h200-sxm-141gb", LLMROOF_MATCH_SPELLING },
         { "h100 sxm5 80gb", "h100-sxm5-80gb", LLMROOF_MATCH_SPELLING },
         /* a display name: nvidia-smi's "NVIDIA RTX 6000 Ada Generation" */
