@@ -109,6 +109,7 @@ struct cli {
         const char *opt;                      /* the option naming it, for messages */
         char *key;                            /* the file it names: realpath of an existing one, else of
                                                  its directory plus its name; owned */
+        const char *arg;                      /* the option's value as given (argv's) */
     } out_paths[CLI_MAX_OUTPUTS];             /* outputs checked by cli_check_output */
     int n_out_paths;
 };
@@ -343,6 +344,10 @@ int cli_made_dir(struct cli *c, const char *path);
  * mistyped name in silence. Returns 0, or 2 after printing the error, which names the option
  * and the path. */
 int cli_check_input(struct cli *c, const char *opt, const char *path);
+/* Refuses an output (cli_check_output's) that is one file with one of the n arguments the command
+ * read (inputs[k], given by option input_opts[k], NULL for a positional argument): exit 2 naming
+ * both, before the work. Arguments that name no regular file are passed over. Returns 0 or 2. */
+int cli_check_outputs_apart(struct cli *c, const char *const *inputs, const char *const *input_opts, int n);
 /* Inputs named '-' (docs/llmroof.1 COMMAND OPTIONS): standard input, read whole, by one argument of the
  * command line. `what` names the argument for messages ("option '--trace'", "FILE.csv"); `arg`
  * is the argument's own text (its argv element), so that the same argument read again (a

@@ -313,6 +313,14 @@ static int check_output_dir(struct cli *c, const char *opt, const char *path)
     }
 }
 
+/* Whether paths a and b are one existing file (one device and inode: hard links and symlinks
+ * included); false when either does not exist. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int cli_check_output(struct cli *c, const char *opt, const char *path, int kind)
 {
     if (!*path)
@@ -348,9 +356,33 @@ int cli_check_output(struct cli *c, const char *opt, const char *path, int kind)
     /* the same file under two options would be written twice, the last silently winning */
     char real[PATH_MAX];
     char *key = NULL;
+    struct stat lst;
+    char target[PATH_MAX];
+    ssize_t tl;
     if (exists && realpath(path, real))
         key = strdup(real);
-    else {
+    else if (!exists && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode) &&
+             (tl = readlink(path, target, sizeof target - 1)) > 0) {
+        /* a dangling symlink is written through: its target is the file (a review: b.svg -> a.svg,
+         * a.svg not yet made, had passed as two files) */
+        target[tl] = '\0';
+        char tdir[PATH_MAX], treal[PATH_MAX];
+        if (target[0] == '/')
+            dir_of(target, tdir, sizeof tdir);
+        else {
+            char joined[2 * PATH_MAX + 2];
+            snprintf(joined, sizeof joined, "%s/%s", real_dir, target);
+            dir_of(joined, tdir, sizeof tdir);
+        }
+        const char *tb = strrchr(target, '/');
+        tb = tb ? tb + 1 : target;
+        if (realpath(tdir, treal)) {
+            size_t n = strlen(treal) + strlen(tb) + 2;
+            if ((key = malloc(n)))
+                snprintf(key, n, "%s/%s", treal, tb);
+        }
+    }
+    if (!key && !(exists && realpath(path, real))) {
         const char *base = strrchr(path, '/');
         base = base ? base + 1 : path;
         size_t n = strlen(real_dir) + strlen(base) + 2;
@@ -362,7 +394,7 @@ int cli_check_output(struct cli *c, const char *opt, const char *path, int kind)
         return 1;
     }
     for (int i = 0; i < c->n_out_paths; i++)
-        if (strcmp(c->out_paths[i].key, key) == 0) {
+        if (strcmp(c->out_paths[i].key, key) == 0 || same_file(c->out_paths[i].key, key)) {
             free(key);
             return cli_usage_error(c, "options '--%s' and '--%s' name the same file '%s': give each its own", c->out_paths[i].opt,
                                    opt, CLI_CLIP(path));
@@ -371,7 +403,28 @@ int cli_check_output(struct cli *c, const char *opt, const char *path, int kind)
         free(key);
         return cli_usage_error(c, "option '--%s': more than %d output files", opt, CLI_MAX_OUTPUTS);
     }
-    c->out_paths[c->n_out_paths++] = (struct cli_out_path){ opt, key };
+    c->out_paths[c->n_out_paths++] = (struct cli_out_path){ opt, key, path };
+    return 0;
+}
+
+int cli_check_outputs_apart(struct cli *c, const char *const *inputs, const char *const *input_opts, int n)
+{
+    for (int i = 0; i < c->n_out_paths; i++)
+        for (int k = 0; k < n; k++) {
+            if (!inputs[k] || inputs[k] == c->out_paths[i].arg)
+                continue;
+            struct stat st;
+            if (stat(inputs[k], &st) != 0 || !S_ISREG(st.st_mode) || !same_file(c->out_paths[i].key, inputs[k]))
+                continue;
+            /* an output over a file the command reads (a review: validate M.csv --svg M.csv replaced
+             * the measurements with a chart, exit 0) */
+            if (input_opts[k])
+                return cli_usage_error(c, "options '--%s' and '--%s' name the same file '%s': the output would "
+                                          "replace the input it reads",
+                                       c->out_paths[i].opt, input_opts[k], CLI_CLIP(inputs[k]));
+            return cli_usage_error(c, "option '--%s' names the input file '%s': the output would replace the input it "
+                                      "reads", c->out_paths[i].opt, CLI_CLIP(inputs[k]));
+        }
     return 0;
 }
 

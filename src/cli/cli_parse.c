@@ -194,6 +194,8 @@ static int extra_argument(struct cli *c, const char *arg)
     return cli_usage_error(c, "unexpected argument '%s'", CLI_CLIP(arg));
 }
 
+#define MAX_INPUTS 64 /* option values and arguments a command may read (more are not checked) */
+
 int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, int nopts,
               cli_opt_fn fn, void *ctx, char **pos, int maxpos, int *npos, const char *description)
 {
@@ -216,6 +218,10 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
     }
 
     const char *extra = NULL; /* the first positional argument beyond maxpos */
+    /* the option values and arguments that may name files the command reads: no output may be one
+     * of them (cli_check_outputs_apart) */
+    const char *in_vals[MAX_INPUTS], *in_opts[MAX_INPUTS];
+    int nin = 0;
     struct optscan scan;
     optscan_init(&scan, argc, argv, defs, n, false);
     scan.attached_values = (c->flags & CLI_REQUEST) != 0;
@@ -289,13 +295,19 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
         const char *value = h.value;
         if (seen[h.idx]++ && !o->repeatable)
             return cli_usage_error(c, "option '--%s' given more than once", o->name);
+        bool is_output = false;
         for (const char *const *out = c->outputs; out && *out; out++) { /* checked now, before the work */
             size_t len = strlen(o->name);
             if (strncmp(*out, o->name, len) != 0 || ((*out)[len] != '\0' && strcmp(*out + len, "/") != 0))
                 continue;
+            is_output = true;
             int rc = cli_check_output(c, o->name, value, (*out)[len] ? CLI_OUT_DIR : CLI_OUT_FILE);
             if (rc)
                 return rc;
+        }
+        if (!is_output && o->arg && value && nin < MAX_INPUTS) { /* what it may read, for the check below */
+            in_vals[nin] = value;
+            in_opts[nin++] = o->name;
         }
         switch (o->id) {
         case COMMON_HELP:
@@ -384,5 +396,17 @@ int cli_parse(struct cli *c, int argc, char **argv, const struct cli_opt *opts, 
     }
     if (extra)
         return extra_argument(c, extra);
-    return 0;
+    for (int i = 0; i < *npos && nin < MAX_INPUTS; i++) {
+        in_vals[nin] = pos[i];
+        in_opts[nin++] = NULL;
+    }
+    for (int i = 0; i < c->n_gpus_files && nin < MAX_INPUTS; i++) {
+        in_vals[nin] = c->gpus_files[i];
+        in_opts[nin++] = "gpus-file";
+    }
+    for (int i = 0; i < c->n_models_files && nin < MAX_INPUTS; i++) {
+        in_vals[nin] = c->models_files[i];
+        in_opts[nin++] = "models-file";
+    }
+    return cli_check_outputs_apart(c, in_vals, in_opts, nin);
 }

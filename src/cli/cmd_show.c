@@ -54,7 +54,9 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
         char f[48];
         snprintf(f, sizeof f, "peak_%s", dtype_name((enum llmroof_dtype)d));
         if (g->has_peak[d])
-            kvn(t, f, "%.1f", g->peak_flops[d] / 1e12, d >= LLMROOF_INT8 ? "TOP/s dense" : "TFLOP/s dense");
+            /* integer ops are OP/s; fp4 is a floating-point format (a review read "TOP/s" for it) */
+            kvn(t, f, "%.1f", g->peak_flops[d] / 1e12,
+                d == LLMROOF_INT8 || d == LLMROOF_INT4 ? "TOP/s dense" : "TFLOP/s dense");
         else
             kv(t, f, "-", "no such compute path");
     }

@@ -68,6 +68,11 @@ gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"arch":"sm8o","source"/' >"$T/gpu-
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"arch":80,"source"/' >"$T/gpu-arch-number.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"source"/"arch":"","source"/' >"$T/gpu-arch-empty.json"
 sed 's/"attention_sinks": true/"attention_sinks": "yes"/' data/models.json >"$T/models-sinks-yes.json"
+# inputs an output option must not replace (a review: validate M.csv --svg M.csv replaced them)
+cp tests/data/validation/small.csv "$T/meas.csv"
+printf 'arrival_s,prompt_len,output_len\n0,10,2\n' >"$T/trace.csv"
+gpu 8e10 3e12 1e15 3e11 0.7 >"$T/gin.json"
+ln -f "$T/meas.csv" "$T/meas-link.csv"
 
 # HuggingFace configs the importer must refuse with the loader's bounds
 printf '{"model_type":"llama","hidden_size":8,"num_hidden_layers":2,"num_attention_heads":64,"head_dim":null,"intermediate_size":16,"vocab_size":100,"max_position_embeddings":128}' >"$T/hf-headdim-null.json"
