@@ -510,6 +510,34 @@ int hf_quant_config(const char *fname, const cJSON *qc, const char *type, struct
         m->ckpt_expert_bits = 4.25;
     } else if (!strcmp(method, "compressed-tensors")) {
         return ct_import(fname, qc, type, m, warn, warn_cap, err);
+    } else if (!strcmp(method, "awq") || !strcmp(method, "gptq")) {
+        /* weight-only int4 / int8 on the decoder's linear layers (AutoAWQ, AutoGPTQ / GPTQModel as
+         * transformers reads them): bits (default 4), a 16-bit scale per group_size weights (default
+         * 128; -1: per output channel, under 0.01%) and a zero point of `bits` per group, which
+         * AWQ stores unless zero_point is false and GPTQ's qzeros always (sym or not); the head and
+         * embeddings stay 16-bit, as the int path counts them (model/ckpt.c). A review found these
+         * imported as 16-bit weights, 2.7x too big at 4 bits */
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(qc, "bits"), *gs = cJSON_GetObjectItemCaseSensitive(qc, "group_size");
+        const cJSON *zp = cJSON_GetObjectItemCaseSensitive(qc, "zero_point");
+        if (b && !whole(b, 1, 16))
+            return ERR("%s: field 'quantization_config.bits' must be a whole number from 1 to 16", fname);
+        if (gs && !(cJSON_IsNumber(gs) && (gs->valuedouble == -1 || whole(gs, 1, 1 << 20))))
+            return ERR("%s: field 'quantization_config.group_size' must be -1 or a whole number of at least 1", fname);
+        const int bits = b ? (int)b->valuedouble : 4;
+        const double g = gs ? gs->valuedouble : 128.0;
+        if (bits != 4 && bits != 8) {
+            hf_warn(warn, warn_cap, "%s: quantization_config %s at %d bits is not modelled (4 and 8 are): choose "
+                    "--weight-bits to match it", fname, method, bits);
+            return LLMROOF_OK;
+        }
+        const bool zero = strcmp(method, "gptq") == 0 || !(zp && cJSON_IsFalse(zp));
+        snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", bits == 4 ? "int4" : "int8");
+        m->ckpt_bits = bits + (g > 0 ? (16.0 + (zero ? (double)bits : 0.0)) / g : 0.0);
+    } else if (!strcmp(method, "fbgemm_fp8")) {
+        /* fp8 weights with a scale per output channel (FBGEMM's, as transformers reads them), fp8
+         * activations quantized per token on the fly: W8A8-FP8 as quant_method fp8 */
+        snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "fp8");
+        m->ckpt_bits = 8.0;
     } else if (!qm) {
         hf_warn(warn, warn_cap, "%s: quantization_config names no quant_method: choose --weight-dtype / "
                 "--weight-bits to match the checkpoint", fname);
