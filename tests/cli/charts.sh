@@ -53,6 +53,10 @@ check "ms and tokens/s have separate axes" sh -c \
 "$bin" roofline -m deepseek-v3 -g h200 -t 8 -b 32 --svg "$tmp/f3.svg" >/dev/null 2>&1 || \
     "$bin" roofline -m qwen2.5-72b -g h200 -t 8 -b 32 --svg "$tmp/f3.svg" >/dev/null
 check "roofline labels are numbers with a list of operator names" grep -q '<tspan font-weight="bold"[^>]*>1</tspan> prefill' "$tmp/f1.svg"
+# the 8-bit ceiling is the rate estimate charges: 1979 TFLOP/s x 0.71 x gemm_8bit 0.93 = 1307 on an H100
+# (a review: it sat at 1979 x 0.71 = 1405, 7.5% above); the 16-bit one 989.5 x 0.71 = 703
+check "roofline 8-bit ceiling at the 8-bit GEMMs' share" grep -q 'fp8 / int8 1307 TFLOP/s' "$tmp/f1.svg"
+check "roofline 16-bit ceiling unscaled" grep -q 'fp16 / bf16 703 TFLOP/s' "$tmp/f1.svg"
 # a point's number keeps off the bandwidth slope (a review: Mixtral's prefill norm "1" sat on it):
 # no label's box (11 px high, its width) is crossed by the line
 "$bin" roofline -m mixtral-8x7b -g h100 -t 2 --svg "$tmp/f4.svg" >/dev/null
