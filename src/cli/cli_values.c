@@ -458,7 +458,7 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
      * layout or a batch it never forms (a review: calm at batch 8, TP 2, printed a throughput) */
     const struct llmroof_engine *en = s->eff.engine;
     const struct llmroof_layout lay = cli_layout(s);
-    const long gpus = (long)ops_layout_stage_gpus(&lay, (int)s->tp) * (lay.pp > 1 ? lay.pp : 1);
+    const long gpus = ops_layout_gpus(&lay, (int)s->tp);
     if (en->max_gpus > 0 && gpus > en->max_gpus)
         return cli_usage_error(c, "engine '%s' runs an instance on at most %ld GPU%s (its profile's \"max_gpus\"); "
                                   "this layout takes %ld: lower --tp%s",

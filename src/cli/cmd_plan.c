@@ -345,8 +345,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         int kept = 0;
         char out[128] = "";
         for (int i = 0; i < x->in.ntps; i++) {
-            const int pp = x->in.layout.pp > 1 ? x->in.layout.pp : 1;
-            if ((long)ops_layout_stage_gpus(&x->in.layout, x->in.tps[i]) * pp <= en->max_gpus) {
+            if (ops_layout_gpus(&x->in.layout, x->in.tps[i]) <= en->max_gpus) {
                 x->in.tps[kept++] = x->in.tps[i];
                 continue;
             }

@@ -83,7 +83,7 @@ void sweep_eval_engine(const struct llmroof_model *m, const struct llmroof_gpu *
         return;
     }
     /* what the runtime cannot run (calm: one GPU, one sequence), as estimate refuses it */
-    const long gpus = (long)ops_layout_stage_gpus(&ly, tp) * (ly.pp > 1 ? ly.pp : 1);
+    const long gpus = ops_layout_gpus(&ly, tp);
     if (en && en->max_gpus > 0 && gpus > en->max_gpus) {
         snprintf(out->reason, sizeof out->reason, "engine '%s' runs an instance on at most %ld GPU%s (max_gpus)",
                  en->id, en->max_gpus, en->max_gpus == 1 ? "" : "s");

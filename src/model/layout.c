@@ -156,6 +156,11 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
     return LLMROOF_OK;
 }
 
+int ops_layout_gpus(const struct llmroof_layout *l, int tp)
+{
+    return ops_layout_stage_gpus(l, tp) * (l->pp > 1 ? l->pp : 1);
+}
+
 int ops_layout_stage_gpus(const struct llmroof_layout *l, int tp)
 {
     const int g = l->ep > 1 ? l->ep : l->moe_tp > 1 ? l->moe_tp : 1;

@@ -300,6 +300,8 @@ int ops_layout_check_model(const struct llmroof_model *m, const struct llmroof_l
  * group), and the attention replicas among them with --dp-attention (that over tp, else 1); the
  * rule ops_shard_layout fills the shard by, for callers holding a layout alone. */
 int ops_layout_stage_gpus(const struct llmroof_layout *l, int tp);
+/* GPUs of one instance of layout `l` at TP `tp`: a stage's times its pipeline stages. */
+int ops_layout_gpus(const struct llmroof_layout *l, int tp);
 int ops_layout_attn_dp(const struct llmroof_layout *l, int tp);
 /* The layout beyond TP as the command headers name it after "TP n": ", PP 1, EP 8, data-parallel
  * attention", or "" for TP alone (src/model/layout.c). Writes at most `size` bytes. */

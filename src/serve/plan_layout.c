@@ -143,8 +143,7 @@ int plan_inst_gpus(const struct plan_input *in, int code)
         return 2 * lay_n(code);
     if (lay_mode(code) != 0)
         return lay_n(code);
-    const int pp = in->layout.pp > 0 ? in->layout.pp : 1;
-    return ops_layout_stage_gpus(&in->layout, lay_n(code)) * pp;
+    return ops_layout_gpus(&in->layout, lay_n(code));
 }
 
 /* GPUs in one node of GPU g: --gpus-per-node where given, else the catalog's usual server for that

@@ -190,8 +190,8 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
          * overloaded over 30,000 (p90 TTFT 20 s), where 11 keep up (a review) */
         const bool kv_bound = c.requests > 0 && (double)r.preemptions >= PLAN_PREEMPT_SETTLE * (double)r.requests;
         double want = settles ? ceil(6.0 * in->rate_qps * settle_s) : (double)PLAN_SETTLE_MAX;
-        if (kv_bound && want < (double)kv_bound_requests(in, &c))
-            want = (double)kv_bound_requests(in, &c);
+        if (kv_bound)
+            want = fmax(want, (double)kv_bound_requests(in, &c));
         if (meets_now && want > 1.5 * (double)c.requests && c.requests < PLAN_SETTLE_MAX) {
             c.requests = want < (double)PLAN_SETTLE_MAX ? (long)want : PLAN_SETTLE_MAX;
             c.warmup_requests = c.requests / 2;

@@ -301,7 +301,7 @@ int sim_setup_gpus(const struct llmroof_setup *s)
 {
     /* EP beyond TP is data-parallel attention's replicas, each on GPUs of its own: an ep8+dpa
      * instance at TP 1 is 8 GPUs (counted as 1, it had passed --kv-link nvlink's domain check) */
-    return ops_layout_stage_gpus(&s->layout, s->tp) * (s->layout.pp > 1 ? s->layout.pp : 1);
+    return ops_layout_gpus(&s->layout, s->tp);
 }
 
 int sim_worker_gpus(const struct llmroof_setup *s)
