@@ -24,6 +24,43 @@ static bool join_aliases(char *buf, size_t size, const char (*aliases)[LLMROOF_I
     return n > 0;
 }
 
+/* The attention a model runs, in a few words: a user reading "kv_heads 128, head_dim 192" of an MLA
+ * model would take its cache for 128 heads of 192; "MLA 512+64" says what it caches (the latent and
+ * the shared rope key). Then what departs from every layer attending its whole context: sparse
+ * attention, windows (on k of n layers), recurrent/linear mixers, layers without a mixer. */
+static void attention_cell(const struct llmroof_model *m, char *buf, size_t size)
+{
+    size_t n = 0;
+#define PUT(...) (n += (size_t)snprintf(buf + n, n < size ? size - n : 0, __VA_ARGS__), n = n < size ? n : size - 1)
+    buf[0] = '\0';
+    if (m->kv_lora_rank > 0)
+        PUT("MLA %ld+%ld", m->kv_lora_rank, m->qk_rope_dim);
+    else
+        PUT("%s", m->kv_heads == m->heads ? "MHA" : m->kv_heads == 1 ? "MQA" : "GQA");
+    if (m->dsa_top_k > 0)
+        PUT(", DSA top-%ld", m->dsa_top_k);
+    long local = 0, linear = 0, none = 0, both = 0;
+    for (long i = 0; i < m->layers && i < LLMROOF_PATTERN_MAX; i++) {
+        char k = m->mixers[0] ? m->mixers[i] : (m->window > 0 && (m->window_global_every == 0 ||
+                                                                 (i + 1) % m->window_global_every != 0)) ? 'W' : 'A';
+        local += k == 'W';
+        linear += k == 'L';
+        both += k == 'P';
+        none += k == 'N';
+    }
+    if (local)
+        PUT(", %s %ld on %ld/%ld", m->window_chunked ? "chunks of" : "window", m->window, local, m->layers);
+    if (linear)
+        PUT(", %s on %ld/%ld", linear_kind_name(m->linear_kind), linear, m->layers);
+    if (both)
+        PUT(", %s beside it on %ld/%ld", linear_kind_name(m->linear_kind), both, m->layers);
+    if (none)
+        PUT(", no mixer on %ld/%ld", none, m->layers);
+    if (m->attention_sinks)
+        PUT(", sinks");
+#undef PUT
+}
+
 int cmd_list(struct cli *c, int argc, char **argv)
 {
     char *pos[1];
@@ -183,6 +220,7 @@ int cmd_list(struct cli *c, int argc, char **argv)
         table_col(&t, "vocab", 0);
         table_col(&t, "max_context", 0);
         table_col(&t, "moe", 0);
+        table_col(&t, "attention", 0);
         for (size_t i = 0; i < c->cat.n_models; i++) {
             const struct llmroof_model *m = &c->cat.models[i];
             char moe[32] = "";
@@ -201,6 +239,9 @@ int cmd_list(struct cli *c, int argc, char **argv)
             table_num(&t, (double)m->vocab);
             table_num(&t, (double)m->max_context);
             table_str(&t, moe);
+            char attn[96];
+            attention_cell(m, attn, sizeof attn);
+            table_str(&t, attn);
         }
     }
     cli_table(c, gpus ? "gpus" : engines ? "engines" : "models", &t);

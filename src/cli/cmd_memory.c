@@ -294,6 +294,8 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         row_bytes(&t, "state_per_seq_per_gpu", mem.state_bytes_per_seq_per_gpu);
     }
     row_raw(&t, "kv_capacity_tokens", "", mem.kv_capacity_tokens, "tokens");
+    if (mem.state_tokens_per_seq > 0)
+        row_raw(&t, "state_tokens_per_seq", "", mem.state_tokens_per_seq, "tokens");
     if (mem.attn_dp > 1)
         row_raw(&t, "kv_capacity_tokens_replica", "", mem.kv_capacity_tokens_replica, "tokens");
     row_raw(&t, "context_len", "", (double)mem.context_len, "tokens");

@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,8 +16,8 @@
 #include "base/parse.h"
 
 static const char serve_help[] =
-    "usage: llmroof serve [--host ADDR] [--port N] [--web DIR] [--data DIR] [--timeout S]\n"
-    "                     [--max-sim-tokens N] [--max-plan-layouts N] [--max-compute S]\n"
+    "usage: llmroof serve [--host ADDR] [--port N] [--web DIR] [--data DIR] [--timeout T]\n"
+    "                     [--max-sim-tokens N] [--max-plan-layouts N] [--max-compute T]\n"
     "\n"
     "An HTTP server with the page (GET /) and the JSON API (POST /api/v1/<command> with the\n"
     "C API's options object; docs/api.md). Stops cleanly on SIGINT or SIGTERM.\n"
@@ -25,12 +26,12 @@ static const char serve_help[] =
     "  --port N                TCP port (default 8080; 0: any free port, printed)\n"
     "  --web DIR               the page's files (default: installed share/llmroof/web, or the source web/)\n"
     "  --data DIR              catalog directory (default: $LLMROOF_DATA, then the usual search)\n"
-    "  --timeout S             close a connection idle for S seconds, or whose request takes longer to\n"
-    "                          arrive; a request waits at most S seconds for a free CPU (default 10)\n"
+    "  --timeout T             close a connection idle for T (10, 10s or 2min: whole seconds), or whose\n"
+    "                          request takes longer to arrive; a request waits at most T for a free CPU (default 10s)\n"
     "  --max-sim-tokens N      simulate: most requests x (prompt + output) tokens per request, a workload's\n"
     "                          mean lengths (default 20000000)\n"
     "  --max-plan-layouts N    plan: most GPUs x TP values searched per request (default 32)\n"
-    "  --max-compute S         simulate, plan: stop a request's computation after S seconds, 503 (default 120);\n"
+    "  --max-compute T         simulate, plan: stop a request's computation after T, 503 (default 120s);\n"
     "                          one whose client has gone is stopped at once\n";
 
 /* One usage error, worded as every other command's (cli_parse.c: "option '--batch': 'abc' is not a
@@ -112,9 +113,11 @@ int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *er
         case 2:
         case 3: *(k == 2 ? &o->web_dir : &o->data_dir) = val; break;
         case 4:
-            if (!parse_int64(val, 1, 3600, &v))
-                return usage(err, "option '--timeout': '%s' is not a whole number of seconds in [1, 3600]", val);
-            o->timeout_s = (unsigned)v;
+            /* a duration as every other option reads one ("30s", "2min"); bare, seconds as before */
+            if (!parse_duration(val, &d) || !(d >= 1 && d <= 3600) || d != floor(d))
+                return usage(err, "option '--timeout': '%s' is not a whole number of seconds from 1s to 3600s "
+                             "(e.g. 10, 10s, 2min)", val);
+            o->timeout_s = (unsigned)d;
             break;
         case 5:
             if (!parse_double(val, &d) || !(d >= 1 && d <= 1e12))
@@ -122,9 +125,10 @@ int serve_parse(int argc, char **argv, struct serve_opts *o, FILE *out, FILE *er
             o->max_sim_tokens = d;
             break;
         case 7:
-            if (!parse_int64(val, 1, 86400, &v))
-                return usage(err, "option '--max-compute': '%s' is not a whole number of seconds in [1, 86400]", val);
-            o->max_compute_s = (double)v;
+            if (!parse_duration(val, &d) || !(d >= 1 && d <= 86400) || d != floor(d))
+                return usage(err, "option '--max-compute': '%s' is not a whole number of seconds from 1s to 86400s "
+                             "(e.g. 120, 120s, 2min)", val);
+            o->max_compute_s = d;
             break;
         default:
             if (!parse_int64(val, 1, 100000, &v))

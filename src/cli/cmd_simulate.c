@@ -199,7 +199,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         return 0;
     case OPT_RATE:
         x->have_rate = true;
-        return cli_double(c, "rate", arg, SIM_MIN_RATE_QPS, 1e6, false, &x->cfg.rate_qps);
+        return cli_double(c, "rate", arg, SIM_MIN_RATE_QPS, SIM_MAX_RATE_QPS, false, &x->cfg.rate_qps);
     case OPT_TRACE: x->trace = arg; return cli_check_input(c, "trace", arg);
     case OPT_WORKLOAD:
         x->workload = arg; /* csv:- reads standard input (cli_workload): claimed now */
@@ -802,10 +802,14 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         return cli_usage_error(c, "option '--sweep-%s': '%s' is not a comma-separated list of positive %s",
                                sweep_opt, CLI_CLIP(x->sweep_list), pts.integer ? "whole numbers" : "numbers");
     }
-    for (int i = 0; i < pts.n && strcmp(sweep, "rate") == 0; i++)
+    for (int i = 0; i < pts.n && strcmp(sweep, "rate") == 0; i++) {
         if (pts.v[i] < SIM_MIN_RATE_QPS)
             return cli_usage_error(c, "option '--sweep-rate': %g is below the slowest rate, %g requests/s", pts.v[i],
                                    SIM_MIN_RATE_QPS);
+        else if (pts.v[i] > SIM_MAX_RATE_QPS)
+            return cli_usage_error(c, "option '--sweep-rate': %g is above the fastest rate, %g requests/s (as --rate)",
+                                   pts.v[i], SIM_MAX_RATE_QPS);
+    }
 
     if ((rc = cli_catalog(c)) || (rc = cli_setup_resolve(c, &x->s)) ||
         (x->have_maxseqs && (rc = cli_engine_batch_check(c, x->s.eff.engine, "max-seqs", x->user_max_seqs))))

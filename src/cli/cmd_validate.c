@@ -519,14 +519,14 @@ static int gate(struct cli *c, const char *file, const char *what, struct val_st
     if (!(limit > 0))
         return 0;
     if (st.n == 0) {
-        fprintf(c->errf, "llmroof: --max-%s-error: no %s row of %s was mapped; the gate measured nothing\n", what,
+        fprintf(c->errf, "llmroof: error: --max-%s-error: no %s row of %s was mapped; the gate measured nothing\n", what,
                 what, file);
         return 1;
     }
     if (st.median_abs > limit) {
         /* the limit as given (0.0001 had printed as "0.0%"), named by its option; a gate that
          * fails is a finding, not bad input: "error:" is kept for those */
-        fprintf(c->errf, "llmroof: --max-%s-error %g: the %s median |error| is %.4g (%.1f%%), above it\n", what, limit,
+        fprintf(c->errf, "llmroof: error: --max-%s-error %g: the %s median |error| is %.4g (%.1f%%), above it\n", what, limit,
                 what, st.median_abs, 100 * st.median_abs);
         return 1;
     }
@@ -905,11 +905,11 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
             continue;
         struct val_stats s = srv_stats(cases, n, k, -1);
         if (s.n == 0) {
-            fprintf(c->errf, "llmroof: --max-serving-class-error: no %s row of %s was predicted; the gate measured "
+            fprintf(c->errf, "llmroof: error: --max-serving-class-error: no %s row of %s was predicted; the gate measured "
                              "nothing\n", srv_class_name((enum srv_class)k), file);
             *gate_rc = 1;
         } else if (s.median_abs > x->max_srv_cls[k]) {
-            fprintf(c->errf, "llmroof: --max-serving-class-error %s=%g: the %s rows' median |error| is %.4g (%.1f%%), "
+            fprintf(c->errf, "llmroof: error: --max-serving-class-error %s=%g: the %s rows' median |error| is %.4g (%.1f%%), "
                              "above it\n",
                     srv_class_name((enum srv_class)k), x->max_srv_cls[k], srv_class_name((enum srv_class)k), s.median_abs,
                     100 * s.median_abs);
@@ -931,7 +931,8 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         { OPT_MAXDEC, "max-decode-error", 0, "F", "exit 1 if the decode median |error| exceeds F (e.g. 0.15)", false },
         { OPT_MAXPRE, "max-prefill-error", 0, "F", "exit 1 if the prefill/TTFT median |error| exceeds F", false },
         { OPT_MAXE2E, "max-e2e-error", 0, "F", "exit 1 if the e2e/static-throughput median |error| exceeds F", false },
-        { OPT_MAXSRV, "max-serving-error", 0, "F", "exit 1 if the serving rows' median |error| exceeds F", false },
+        { OPT_MAXSRV, "max-serving-error", 0, "F", "exit 1 if FILE.csv's rows under a load (its \"load serving\" group) have a median |error| above F; "
+          "the --serving file's: --max-serving-class-error", false },
         { OPT_FIT, "fit", 0, NULL, "fit every GPU and engine on every other row; report the held-out error", false },
         { OPT_FIT_ALL, "fit-all", 0, NULL, "fit on every mapped row (after --fit has checked the held-out error)", false },
         { OPT_FIT_GPUS, "fit-gpus", 0, "FILE", "with --fit: write the GPU catalog with the fitted values", false },

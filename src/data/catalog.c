@@ -26,6 +26,7 @@ const char *linear_kind_name(enum llmroof_linear k)
     case LLMROOF_LINEAR_MAMBA2: return "mamba2";
     case LLMROOF_LINEAR_LIGHTNING: return "lightning";
     case LLMROOF_LINEAR_MAMBA1: return "mamba1";
+    case LLMROOF_LINEAR_KDA: return "kda";
     case LLMROOF_LINEAR_NONE: break;
     }
     return "none";

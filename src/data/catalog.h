@@ -95,13 +95,15 @@ enum llmroof_mlp { LLMROOF_MLP_GATED, LLMROOF_MLP_PLAIN };
 /* Recurrent (linear-attention / state-space) mixers, docs/model.md "Layer kinds". */
 enum llmroof_linear {
     LLMROOF_LINEAR_NONE,
-    LLMROOF_LINEAR_GDN,       /* gated DeltaNet (Qwen3-Next; Kimi-Linear's KDA counted alike) */
+    LLMROOF_LINEAR_GDN,       /* gated DeltaNet (Qwen3-Next, Qwen3.5) */
     LLMROOF_LINEAR_MAMBA2,    /* Mamba-2 SSD (Nemotron-H, Granite-4.0-H, Falcon-H1) */
     LLMROOF_LINEAR_LIGHTNING, /* lightning attention (MiniMax-01) */
-    LLMROOF_LINEAR_MAMBA1     /* Mamba-1 selective scan (Jamba): heads = d_inner channels, key_heads =
+    LLMROOF_LINEAR_MAMBA1,    /* Mamba-1 selective scan (Jamba): heads = d_inner channels, key_heads =
                                  dt_rank, key_dim = d_state, value_dim = 1 */
+    LLMROOF_LINEAR_KDA        /* Kimi Delta Attention (Kimi-Linear): the delta rule of gdn with a
+                                 decay per channel, from low-rank gate projections */
 };
-const char *linear_kind_name(enum llmroof_linear k); /* "gdn", "mamba2", "lightning", "mamba1" */
+const char *linear_kind_name(enum llmroof_linear k); /* "gdn", "mamba2", "lightning", "mamba1", "kda" */
 /* Per-layer pattern: at most this many layers may be listed one by one. */
 #define LLMROOF_PATTERN_MAX 256
 enum llmroof_norm { LLMROOF_NORM_RMS, LLMROOF_NORM_LAYER };

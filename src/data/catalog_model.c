@@ -84,7 +84,7 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
     }
     const cJSON *lin = json_item(e, "linear");
     if (lin) {
-        static const char *const kinds[] = { "none", "gdn", "mamba2", "lightning", "mamba1", NULL };
+        static const char *const kinds[] = { "none", "gdn", "mamba2", "lightning", "mamba1", "kda", NULL };
         char k[16];
         if (!cJSON_IsObject(lin))
             return json_ferr(c, "linear", "must be an object");
@@ -98,7 +98,8 @@ static int parse_layer_kinds(struct json_ectx *c, const cJSON *e, struct llmroof
             if (!strcmp(k, kinds[i]))
                 ki = i;
         if (ki < 0)
-            return json_ferr(c, "linear.kind", "must be \"gdn\", \"mamba2\", \"lightning\" or \"mamba1\", got \"%s\"", k);
+            return json_ferr(c, "linear.kind", "must be \"gdn\", \"mamba2\", \"lightning\", \"mamba1\" or \"kda\", got \"%s\"",
+                            k);
         m->linear_kind = (enum llmroof_linear)ki;
         c->path = "linear.";
         if ((rc = json_get_long(c, lin, "heads", true, 1, 65536, &m->lin_heads, NULL)) ||

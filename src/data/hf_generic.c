@@ -966,19 +966,18 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
                 m->lin_heads = m->lin_k_heads = m->heads;
                 m->lin_k_dim = m->lin_v_dim = m->head_dim;
             } else if (lac) {
-                /* Kimi Delta Attention: a gated delta rule with per-channel gates, counted as gated
-                 * DeltaNet of num_heads x head_dim (its low-rank gate projections are not counted) */
+                /* Kimi Delta Attention (modeling_kimi.py KimiDeltaAttention): the delta rule with a
+                 * decay per channel, num_heads heads of head_dim keys and values, its gates low-rank
+                 * through head_dim (layers.c lin_shape) */
                 long nh = 0, hd = 0, ck = 0;
                 if ((rc = one(fname, lac, "num_heads", true, 0, 1, 65536, &nh, err)) ||
                     (rc = one(fname, lac, "head_dim", true, 0, 1, 65536, &hd, err)) ||
                     (rc = one(fname, lac, "short_conv_kernel_size", false, 4, 0, 1024, &ck, err)))
                     return rc;
-                m->linear_kind = LLMROOF_LINEAR_GDN;
+                m->linear_kind = LLMROOF_LINEAR_KDA;
                 m->lin_heads = m->lin_k_heads = nh;
                 m->lin_k_dim = m->lin_v_dim = hd;
                 m->lin_conv = ck;
-                hf_warn(warn, warn_cap, "%s: Kimi Delta Attention is costed as gated DeltaNet (its low-rank gate "
-                        "projections are not counted)", fname);
             } else {
                 m->linear_kind = LLMROOF_LINEAR_GDN;
                 if ((rc = one(fname, doc, "linear_num_value_heads", true, 0, 1, 65536, &m->lin_heads, err)) ||

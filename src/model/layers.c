@@ -92,6 +92,7 @@ double layers_dense_width(const struct llmroof_model *m, long start, long n)
 struct lin_shape {
     double in, out, conv_ch, conv_bias, vecs, norm, state, passes, wy;
     double mat;   /* matrices fed by the inner channels, not by h (Mamba-1's x_proj and dt_proj) */
+    double in_rep;/* input projections every TP rank holds whole (KDA's low-rank gates' first halves) */
 };
 
 static struct lin_shape lin_shape(const struct llmroof_model *m)
@@ -106,6 +107,23 @@ static struct lin_shape lin_shape(const struct llmroof_model *m)
         s.conv_ch = 2.0 * Hk * dk + Hv * dv;
         s.vecs = 2.0 * Hv;          /* A_log, dt_bias */
         s.norm = dv;                /* one gated RMSNorm weight shared by the heads */
+        s.passes = 3.0;
+        s.wy = 1.0;
+        break;
+    case LLMROOF_LINEAR_KDA:
+        /* Kimi-Linear's KimiDeltaAttention (HF modeling_kimi.py; vLLM kda.py): q, k, v of H x d each
+         * and beta (b_proj, h x H) from h; the decay and output gates each low-rank, h x d then
+         * d x H*d (f_a/f_b, g_a/g_b); conv over q, k and v without bias; A_log (H) and dt_bias (H*d);
+         * o_norm's d weights; o_proj H*d x h. vLLM splits the heads and holds f_a and g_a whole
+         * (ReplicatedLinear). Kimi-Linear-48B (h 2,304, H 32, d 128): 2,304 x 12,320 + 2,304 x 256
+         * + 2 x 128 x 4,096 + 4,096 x 2,304 + 3 x 4,096 x 4 + 32 + 4,096 + 128 = 39,514,272 a layer */
+        s.in = 2.0 * Hk * dk + Hv * dv + Hv;
+        s.in_rep = 2.0 * dk;
+        s.mat = 2.0 * dk * Hv * dk;
+        s.out = Hv * dv;
+        s.conv_ch = 2.0 * Hk * dk + Hv * dv;
+        s.vecs = Hv + Hv * dk;
+        s.norm = dv;
         s.passes = 3.0;
         s.wy = 1.0;
         break;
@@ -152,7 +170,7 @@ double layers_linear_params(const struct llmroof_model *m)
 {
     const struct lin_shape s = lin_shape(m);
     const double h = (double)m->hidden;
-    return h * s.in + s.out * h + s.mat + s.conv_ch * (double)m->lin_conv + s.conv_bias + s.vecs + s.norm;
+    return h * (s.in + s.in_rep) + s.out * h + s.mat + s.conv_ch * (double)m->lin_conv + s.conv_bias + s.vecs + s.norm;
 }
 
 double layers_state_elems(const struct llmroof_model *m)
@@ -185,7 +203,7 @@ struct llmroof_op layers_linear_op(const struct llmroof_model *m, const struct l
     const double tp = sh->tp > 0 ? (double)sh->tp : 1.0, h = (double)m->hidden;
     const double dk = (double)m->lin_k_dim, dv = (double)m->lin_v_dim;
     const double heads = (double)m->lin_heads / tp;
-    const double in = ls.in / tp, out = ls.out / tp, conv = ls.conv_ch / tp;
+    const double in = ls.in / tp + ls.in_rep, out = ls.out / tp, conv = ls.conv_ch / tp;
     const double wts = h * in + out * h + ls.mat / tp + conv * (double)m->lin_conv;
     /* tokens per sequence: a decode step runs the recurrence, a longer chunk the chunked scan */
     const double per_seq = S > 0 ? T / S : 0.0;

@@ -530,6 +530,13 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     out->state_bytes_per_seq = arch_state_elems_per_seq(m) * sb;
     out->state_bytes_per_seq_per_gpu = stage_state_elems(m, &sh) * sb;
 
+    /* the pool's K/V tokens count no state: the simulator takes a sequence's state from the same
+     * blocks (sim.c state_blocks), as vLLM's hybrid allocator does, so a reader needs the state in
+     * tokens to see how many sequences the tokens hold (a review: Qwen3-Next's 4.4 M tokens at TP 2
+     * read as 1,074 sequences of 4,096 where 771 fit) */
+    out->state_tokens_per_seq = out->state_bytes_per_seq_per_gpu > 0 && out->kv_stage_bytes_per_token_per_gpu > 0
+                                    ? ceil(out->state_bytes_per_seq_per_gpu / out->kv_stage_bytes_per_token_per_gpu)
+                                    : 0;
     double cap = floor(out->kv_capacity_bytes_per_gpu / out->kv_stage_bytes_per_token_per_gpu);
     double per_seq = (double)context_len;
     if (o->block_size > 1) {

@@ -72,6 +72,10 @@ struct llmroof_memory {
     double kv_capacity_tokens;        /* whole tokens the instance holds (whole blocks when paged): one
                                          replica's times attn_dp, the one rule memory, simulate and plan use;
                                          under PP the tightest stage's (kv_stage) */
+    double state_tokens_per_seq;      /* recurrent layers: the K/V tokens' worth of the pool a sequence's
+                                         state takes (state_bytes_per_seq_per_gpu over the stage's K/V per
+                                         token, rounded up); kv_capacity_tokens counts the pool with no
+                                         state held, so a sequence of L tokens takes L + this. 0 = none */
     double kv_capacity_tokens_replica;/* whole tokens one attention replica holds (= the above without
                                          --dp-attention); a sequence lives in one replica, so it must fit here */
     long context_len;                 /* tokens per sequence asked about */

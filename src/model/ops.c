@@ -91,6 +91,7 @@ int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, 
     const long lh = m->lin_heads, lk = m->lin_k_heads;
     switch (m->linear_kind) {
     case LLMROOF_LINEAR_GDN:
+    case LLMROOF_LINEAR_KDA:
         if (lh % tp != 0 || lk % tp != 0 || (lk > 0 && lh % lk != 0))
             return llmroof_err_set(err, LLMROOF_EINPUT,
                                    "model '%s' has %ld linear-attention value heads and %ld key heads: TP %d must "

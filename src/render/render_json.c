@@ -266,6 +266,8 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
             cJSON_AddNumberToObject(o, "spec_state_copies", mem->state_copies);
     }
     cJSON_AddNumberToObject(o, "kv_capacity_tokens", mem->kv_capacity_tokens);
+    if (mem->state_tokens_per_seq > 0)
+        cJSON_AddNumberToObject(o, "state_tokens_per_seq", mem->state_tokens_per_seq);
     if (mem->attn_dp > 1)
         cJSON_AddNumberToObject(o, "kv_capacity_tokens_replica", mem->kv_capacity_tokens_replica);
     cJSON_AddNumberToObject(o, "max_batch", mem->max_batch);

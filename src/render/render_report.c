@@ -105,15 +105,20 @@ void report_table_configs(const struct llmroof_report *r, struct table *t)
     }
 }
 
-void report_table_shares(const struct llmroof_report *r, bool decode, struct table *t)
+void report_table_shares(const struct llmroof_report *r, bool decode, bool unit_names, struct table *t)
 {
     table_init(t, decode ? "Table 3: decode time by operator (% of the mean decode step)"
                          : "Table 2: prefill time by operator (% of TTFT)");
     table_col(t, "gpu", 0);
     table_col(t, "tp", 0);
+    /* a CSV column stands without the title that says "%": its name carries the unit, as the
+     * configs table's prefill_comm_pct does; a table under its title keeps the short names */
     for (int c = 0; c < REPORT_CAT_COUNT; c++)
-        if (report_cat_shown(r, (enum report_cat)c))
-            table_col(t, report_cat_name((enum report_cat)c), 1);
+        if (report_cat_shown(r, (enum report_cat)c)) {
+            char name[48];
+            snprintf(name, sizeof name, "%s%s", report_cat_name((enum report_cat)c), unit_names ? "_pct" : "");
+            table_col(t, name, 1);
+        }
     for (int i = 0; i < r->nrows; i++) {
         const struct report_row *x = &r->rows[i];
         table_row(t);
@@ -230,7 +235,7 @@ void render_report(const struct llmroof_report *r, enum table_format f, struct t
         if (k == 0)
             report_table_configs(r, &t);
         else
-            report_table_shares(r, k == 2, &t);
+            report_table_shares(r, k == 2, f == TABLE_CSV, &t);
         if (k && f != TABLE_CSV)
             sbuf_append(out, "\n");
         if (!table_sel_wants(sel, f, names[k]))
@@ -411,7 +416,7 @@ void render_report_html(const struct llmroof_report *r, struct sbuf *out)
     }
     sbuf_append(out, "</ul>\n");
     for (int k = 0; k < 2; k++) {
-        report_table_shares(r, k == 1, &t);
+        report_table_shares(r, k == 1, false, &t);
         html_table(out, &t);
         table_free(&t);
         render_report_chart(r, k == 1, false, out);

@@ -12,7 +12,8 @@ const char *report_status_name(enum report_status s);
 /* Table 1 (configurations), 2 (prefill shares) and 3 (decode shares). Caller frees. */
 void report_table_configs(const struct llmroof_report *r, struct table *t);
 
-void report_table_shares(const struct llmroof_report *r, bool decode, struct table *t);
+/* unit_names: column names end in _pct (CSV, where no title says what the numbers are) */
+void report_table_shares(const struct llmroof_report *r, bool decode, bool unit_names, struct table *t);
 
 /* Header, tables and observations as text, Markdown or CSV (one table per section). */
 /* Text and Markdown fit 100 columns (Table 1 as parts 1a-1d) unless `wide`; CSV holds the table

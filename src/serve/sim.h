@@ -82,6 +82,9 @@ double sim_spec_tokens_per_step(int k, double alpha);
  * spacing at an arrival time t is t * 2.2e-16: below about 1e-10 requests/s the spacing passes a
  * decode step's milliseconds and every latency rounds to 0, so a bound well above that. */
 #define SIM_MIN_RATE_QPS 1e-6
+/* The fastest: a million requests a second, some thousand times a large cluster's; --rate and every
+ * --sweep-rate point share it */
+#define SIM_MAX_RATE_QPS 1e6
 #define SIM_SPEC_TREE_MAX_DEPTH 16
 #define SIM_SPEC_TREE_MAX_TOPK 16
 /* A draft tree's acceptance (EAGLE-2's dynamic draft tree, Li et al. 2024, sections 4.1-4.2):

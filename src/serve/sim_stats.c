@@ -211,7 +211,27 @@ struct cap_lengths {
                      E[O (P + O/2)] / E[O], P + O/2 only where every request has the same lengths */
     double held;  /* mean K/V tokens' worth a decoding sequence holds, same weights (a windowed
                      model's local layers keep their window: memory_kv_tokens_held) */
+    double shared;/* of those, the cached shared prefix's whole blocks, which the pool holds once per
+                     prefix group and every sequence of the group reads (0: none shared) */
+    double groups;/* the distinct prefixes (with shared) */
 };
+
+/* The sequences a pool of kv tokens holds at once: kv / held, or with a shared prefix each group's
+ * prefix once and each sequence its own tokens beside it, (kv - G S) / (held - S), while the
+ * sequences outnumber the groups (fewer, and each prefix is some sequence's own). A review of
+ * session 63: 3,072 of a 4,096-token prompt shared, 24,000 tokens of K/V held 5 sequences of
+ * 4,160 by the first rule, and the bound (4.8 requests/s) read "overloaded" at 8 a second, which
+ * the run kept up with (mean batch 10.9): (24,000 - 3,072) / 1,088 = 19 sequences. */
+static double cap_kv_seqs(double kv, const struct cap_lengths *L)
+{
+    double B = floor(kv / L->held);
+    if (L->shared > 0 && L->held > L->shared) {
+        const double Bs = floor((kv - L->groups * L->shared) / (L->held - L->shared));
+        if (Bs >= L->groups && Bs > B)
+            B = Bs;
+    }
+    return B;
+}
 
 /* An instance as the bound costs its steps: the simulator's own step cost (sim_iter_cost), the GPU
  * pass (sim_step_time) with the engine's CPU work per scheduled sequence (sim_cpu_step_s), TGI
@@ -290,7 +310,7 @@ static double cap_instance_qps(const struct cap_engine *x, const struct cap_leng
     if (!(D > 0))
         return kind == SIM_CAP_AGGREGATED ? cap_prefill_qps(x, L) : 0;
     const double budget = (double)x->budget;
-    double B = fmin((double)x->max_seqs, floor(x->kv_tokens / L->held));
+    double B = fmin((double)x->max_seqs, cap_kv_seqs(x->kv_tokens, L));
     if (budget > 0)
         B = fmin(B, kind == SIM_CAP_DECODE ? budget : floor(budget * D / (L->fresh + D)));
     B = fmax(1.0, B);
@@ -313,7 +333,7 @@ static double cap_instance_qps(const struct cap_engine *x, const struct cap_leng
 static struct cap_lengths cap_lengths_of_means(const struct llmroof_setup *s, const struct llmroof_shard *sh, double P,
                                                double O)
 {
-    return (struct cap_lengths){ P, O, P, P + O / 2, memory_kv_tokens_held(s->model, sh, P + O / 2) };
+    return (struct cap_lengths){ P, O, P, P + O / 2, memory_kv_tokens_held(s->model, sh, P + O / 2), 0, 0 };
 }
 
 /* The steady-state service rate of one instance, an optimistic bound (cap_instance_qps) at mean
@@ -386,7 +406,7 @@ static double spec_capacity_qps(const struct runner *r, const struct engine *e, 
         return 0;
     const double E = sim_spec_expected_tokens(&r->c->spec);
     const double kv = (double)e->total_blocks * (double)e->bs;
-    const double B = fmax(1.0, fmin((double)e->max_run, floor(kv / L->held)));
+    const double B = fmax(1.0, fmin((double)e->max_run, cap_kv_seqs(kv, L)));
     const struct llmroof_batch none = { 0 };
     const struct llmroof_batch pre = prompts ? batch_prefill(B * E / O, P, &e->sh.few) : none;
     const double t = sim_spec_step_s(r, e, B, L->ctx, &pre);
@@ -419,7 +439,7 @@ static bool spec_settle_s(const struct runner *r, const struct engine *e, const 
     if (!(L->P > 0) || !(L->O > 0) || !(L->held > 0) || !(X > 0))
         return false;
     const double kv = (double)e->total_blocks * (double)e->bs;
-    const double cap = fmax(1.0, fmin((double)e->max_run, floor(kv / L->held)));
+    const double cap = fmax(1.0, fmin((double)e->max_run, cap_kv_seqs(kv, L)));
     double S = spec_service_s(r, e, L, 1.0), B = 1.0;
     if (X * S > 1.0) {
         if (X * spec_service_s(r, e, L, cap) > cap)
@@ -588,7 +608,19 @@ static double cluster_capacity_qps(const struct runner *r, double *life_s)
         return 0;
     /* the prompt tokens the prefix cache served in this run are not computed again */
     const double hit = r->out->prefix_hit_rate > 0 && r->out->prefix_hit_rate < 1 ? r->out->prefix_hit_rate : 0;
-    const struct cap_lengths L = { P, O, P * (1 - hit), a.ctx / a.w, a.held / a.w };
+    /* a cached shared prefix (--shared-prefix): its whole blocks are held once per group where
+     * the run's cache served them (hit > 0) in one pool of full-context layers (a windowed model's
+     * local layers and a P/D decode pool, which takes each prompt's K/V whole, keep the per
+     * sequence rule) */
+    double shared = 0;
+    if (hit > 0 && r->c->prefix_tokens > 0 && linear && !r->c->disaggregated && d->bs > 0)
+        shared = fmin(floor((double)r->c->prefix_tokens / (double)d->bs) * (double)d->bs, P);
+    /* an instance holds the groups routed to it: behind the prefix-affinity router its share of
+     * them, behind another every group may come */
+    double groups = r->c->prefix_groups > 1 ? (double)r->c->prefix_groups : 1.0;
+    if (r->c->router == SIM_ROUTE_PREFIX && r->c->instances > 1)
+        groups = ceil(groups / (double)r->c->instances);
+    const struct cap_lengths L = { P, O, P * (1 - hit), a.ctx / a.w, a.held / a.w, shared, groups };
     /* the life first: a run without a bound still has one (speculation had neither before
      * session 38, so every window passed the window test) */
     if (!r->c->first_token_only) {
@@ -764,9 +796,13 @@ static void overload_metrics(struct runner *r)
      * there only the growth counts. */
     const double steady_rate = r->c->mode == SIM_RATE && r->c->rate_qps > 0 ? r->c->rate_qps : out->offered_rate_qps;
     const bool far_below = out->capacity_qps > 0 && steady_rate < 0.5 * out->capacity_qps;
+    /* and at any load, a server idle for a tenth of the window kept up (the rule above): 30
+     * TGI requests of 120,000 tokens at 0.05/s, 13.4 s of prefill each, busy 73% of the window,
+     * ended it with 4 more in the system than at its middle and read "overloaded", where 100 at
+     * that rate keep up (a review of session 63) */
     const bool completions_lag = win >= life_s && falls_short &&
                                  (double)(in_end - in_mid) > (far_below ? noise : 0.0) &&
-                                 (!far_below || r->c->disaggregated || busy >= 0.9);
+                                 (r->c->disaggregated || busy >= 0.9);
     /* A queue of requests waiting for their first iteration forms only where the instance cannot
      * take them (its sequences, KV or token budget spent); a server that keeps up drains it, one
      * that is behind sees it grow by the arrivals less its completions. The waiting count's

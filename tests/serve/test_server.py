@@ -150,7 +150,7 @@ class Connections(unittest.TestCase):
 class Server(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.p, cls.port = start("--timeout", "2")
+        cls.p, cls.port = start("--timeout", "2s")  # a duration with its unit, as the bare "2" elsewhere
 
     @classmethod
     def tearDownClass(cls):
@@ -621,7 +621,7 @@ class Server(unittest.TestCase):
         # as many long simulations as the server takes at once (one per CPU, at least 2): an
         # estimate is answered at once, not after --timeout (2 s here) with 503
         # (the server counts CPUs as sysconf does; --max-compute 600 lets many on few cores finish)
-        p, port = start("--max-sim-tokens", "1e12", "--timeout", "2", "--max-compute", "600")
+        p, port = start("--max-sim-tokens", "1e12", "--timeout", "2", "--max-compute", "10min")
         slots = max(2, min(1024, os.sysconf("SC_NPROCESSORS_ONLN")))
         n = 5000 if os.environ.get("LLMROOF_SANITIZE") else 20000
         done = []

@@ -102,8 +102,8 @@ static void twenty_one_families_import_with_their_model_card_counts(void **state
         { "granite-4.0-h-tiny.json", "ibm-granite/granite-4.0-h-tiny", 7, 0, 0.01 },
         /* MiniMaxAI/MiniMax-Text-01: 456B total, 45.9B active */
         { "minimax-text-01.json", "MiniMaxAI/MiniMax-Text-01", 456, 0, 0.01 },
-        /* moonshotai/Kimi-Linear-48B-A3B-Instruct: 48B total; KDA's low-rank gates are costed as
-         * gated DeltaNet (layers.c), the shapes give 49.3B: 3% */
+        /* moonshotai/Kimi-Linear-48B-A3B-Instruct: 48B total (the name's figure; the shapes give
+         * 49.12B: 2.3%) */
         { "kimi-linear-48b-a3b.json", "moonshotai/Kimi-Linear-48B-A3B-Instruct", 48, 0, 0.03 },
         /* ai21labs/Jamba-v0.1: 52B total, 12B active (the shapes: 51.57B, 12.11B) */
         { "jamba-v0.1.json", "ai21labs/Jamba-v0.1", 52, 12, 0.01 },
@@ -466,6 +466,34 @@ static void gated_deltanet_layer_by_hand(void **state)
     assert_rel_close(layers_state_elems(&m), 548864.0, 0);
     /* KV: 12 layers * 2*2*256 = 12,288 elements per token (24 KiB at 16 bits) */
     assert_rel_close(arch_kv_elems_per_token(&m), 12288.0, 0);
+}
+
+/* Kimi-Linear's Kimi Delta Attention by hand (the model's modeling_kimi.py KimiDeltaAttention; a
+ * review found it costed with gated DeltaNet's shapes: a z gate and an "a" projection it does not
+ * have, its low-rank gates left out, 7.85 M weights a layer too many). H 32, d 128, h 2,304:
+ * q, k, v 3 x 2,304 x 4,096 = 28,311,552; b_proj 2,304 x 32 = 73,728; f_a and g_a 2 x 2,304 x 128
+ * = 589,824; f_b and g_b 2 x 128 x 4,096 = 1,048,576; o_proj 4,096 x 2,304 = 9,437,184; conv
+ * 3 x 4,096 x 4 = 49,152; A_log 32, dt_bias 4,096, o_norm 128 -> 39,514,272 a layer. At TP 2 a
+ * rank holds half of all but f_a and g_a (vLLM's ReplicatedLinear): 2,304 x (6,160 + 256) +
+ * 2,048 x 2,304 + 524,288 + 6,144 x 4 = 20,049,920 weights its GEMMs read (the vectors aside). */
+static void kimi_delta_attention_layer_by_hand(void **state)
+{
+    (void)state;
+    struct llmroof_model m;
+    import_ok("kimi-linear-48b-a3b.json", &m);
+    assert_int_equal(m.linear_kind, LLMROOF_LINEAR_KDA);
+    assert_string_equal(linear_kind_name(m.linear_kind), "kda");
+    assert_int_equal(arch_linear_layers(&m), 20);
+    assert_rel_close(layers_linear_params(&m), 39514272.0, 0);
+    /* the state as gdn's: 32 x 128 x 128 + 3 conv rows of 3 x 4,096 = 561,152 elements */
+    assert_rel_close(layers_state_elems(&m), 561152.0, 0);
+    struct llmroof_shard sh = { 0 };
+    sh.tp = 1;
+    const struct llmroof_op one = layers_linear_op(&m, &sh, 8, 8, 2, 1, 4);
+    assert_rel_close(one.wbytes, 39514272.0 - 4256.0, 0);
+    sh.tp = 2;
+    const struct llmroof_op two = layers_linear_op(&m, &sh, 8, 8, 2, 1, 4);
+    assert_rel_close(two.wbytes, 20049920.0, 0);
 }
 
 /* Qwen3-Next's config.json names no MTP count, but its checkpoint ships one MTP layer (mtp.*),
@@ -909,6 +937,7 @@ int main(void)
         cmocka_unit_test(compressed_tensors_checkpoints_by_hand),
         cmocka_unit_test(deepseek_v3_type_with_index_fields_keeps_dsa),
         cmocka_unit_test(gated_deltanet_layer_by_hand),
+        cmocka_unit_test(kimi_delta_attention_layer_by_hand),
         cmocka_unit_test(qwen3_next_ships_one_mtp_layer),
         cmocka_unit_test(config_state_dtype_is_the_default),
         cmocka_unit_test(engine_state_dtype_default),

@@ -1739,6 +1739,39 @@ static void a_replica_s_mixed_step_costs_decode_attention_per_sequence(void **st
 
 /* ---- overload and goodput ---- */
 
+/* A cached shared prefix is held once, so the steady-state bound counts it once (a review of
+ * session 63): Llama-3.1-8B on an H100 with 1,500 blocks of 16 = 24,000 tokens of K/V, prompts of
+ * 4,096 whose first 3,072 are one group's prefix, 128 outputs. A sequence holds 4,096 + 64 on the
+ * mean, so the bound's rule of kv / held gave floor(24,000 / 4,160) = 5 sequences, a bound of 3.9
+ * requests/s, and "overloaded" at 8 a second, which the run served (mean batch 10.4, completions
+ * keeping pace); the prefix once beside each sequence's own 1,088 gives (24,000 - 3,072) / 1,088 =
+ * 19.2, so 19 sequences and a bound above 8. Past the bound (14 a second) the queue grows. */
+static void a_shared_prefix_counts_once_in_the_service_bound(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 4096, 128, NULL, 0, NULL };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100-sxm5-80gb", 1, &w);
+    c.prefix_cache = true;
+    c.prefix_tokens = 3072;
+    c.prefix_groups = 1;
+    c.kv_blocks = 1500;
+    struct sim_result r;
+    run_at_rate(&c, 8, 1500, &r);
+    assert_int_equal(r.kv_blocks_total, 1500);
+    assert_true(r.prefix_hit_rate > 0.7);
+    assert_true(r.capacity_qps > 8.5);
+    assert_false(r.overloaded);
+    assert_rel_close(r.sustained_rate_qps, r.offered_rate_qps, 0.05);
+    sim_result_free(&r);
+    run_at_rate(&c, 14, 1500, &r);
+    assert_true(r.overloaded);
+    assert_true(r.capacity_qps < 14);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 static void an_open_loop_beyond_capacity_is_reported_overloaded(void **state)
 {
     struct llmroof_catalog cat;
@@ -5006,6 +5039,7 @@ int main(void)
         cmocka_unit_test(warmup_skips_the_first_requests_in_the_latency_statistics),
         cmocka_unit_test(engine_profile_sets_the_scheduler),
         cmocka_unit_test(an_open_loop_beyond_capacity_is_reported_overloaded),
+        cmocka_unit_test(a_shared_prefix_counts_once_in_the_service_bound),
         cmocka_unit_test(short_outputs_keep_the_bound_above_the_sustained_rate),
         cmocka_unit_test(a_run_shorter_than_a_request_is_not_overload),
         cmocka_unit_test(overload_defeats_the_slo_and_names_a_short_window),

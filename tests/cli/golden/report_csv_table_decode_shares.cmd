@@ -1,0 +1,1 @@
+report --format csv --table decode_shares
