@@ -173,9 +173,37 @@ double layers_linear_params(const struct llmroof_model *m)
     return h * (s.in + s.in_rep) + s.out * h + s.mat + s.conv_ch * (double)m->lin_conv + s.conv_bias + s.vecs + s.norm;
 }
 
+/* Of B and C's channels (one group's d_state each), what a rank holds beyond the groups' share:
+ * vLLM's MambaMixer2 copies the groups to every rank where tp does not divide them
+ * (extra_groups_for_head_shards: n_groups 1 at TP 4 becomes 4, one a rank), so each rank holds
+ * one group, N channels of B and of C, not N / tp. Granite-4.0-H-Tiny at TP 4: a rank's window
+ * is 3 x (768 + 2 x 128) channels, not 3 x (768 + 2 x 32). 0 where the groups split. */
+static double lin_group_copy(const struct llmroof_model *m, double tp)
+{
+    if (m->linear_kind != LLMROOF_LINEAR_MAMBA2 || !(tp > 1) || m->lin_k_heads <= 0 ||
+        m->lin_k_heads % (long)tp == 0)
+        return 0;
+    return (double)m->lin_k_dim * (1.0 - (double)m->lin_k_heads / tp); /* one group, less its share */
+}
+
+double layers_linear_params_rank(const struct llmroof_model *m, int tp)
+{
+    const struct lin_shape s = lin_shape(m);
+    const double t = tp > 0 ? (double)tp : 1.0, h = (double)m->hidden, gx = lin_group_copy(m, t);
+    const double k = (double)m->lin_conv, rep = h * s.in_rep;
+    /* the copied group: its B and C rows of in_proj, their conv weights and biases */
+    return (layers_linear_params(m) - rep) / t + rep + 2.0 * gx * (h + k + (s.conv_bias > 0 ? 1.0 : 0.0));
+}
+
 double layers_state_elems(const struct llmroof_model *m)
 {
     return lin_shape(m).state;
+}
+
+double layers_state_elems_rank(const struct llmroof_model *m, int tp)
+{
+    const double t = tp > 0 ? (double)tp : 1.0, k = (double)m->lin_conv;
+    return lin_shape(m).state / t + (k > 1 ? (k - 1.0) * 2.0 * lin_group_copy(m, t) : 0.0);
 }
 
 double layers_conv_state_elems(const struct llmroof_model *m)
@@ -203,7 +231,8 @@ struct llmroof_op layers_linear_op(const struct llmroof_model *m, const struct l
     const double tp = sh->tp > 0 ? (double)sh->tp : 1.0, h = (double)m->hidden;
     const double dk = (double)m->lin_k_dim, dv = (double)m->lin_v_dim;
     const double heads = (double)m->lin_heads / tp;
-    const double in = ls.in / tp + ls.in_rep, out = ls.out / tp, conv = ls.conv_ch / tp;
+    const double gx = lin_group_copy(m, tp); /* a copied Mamba-2 group's B and C channels */
+    const double in = ls.in / tp + ls.in_rep + 2.0 * gx, out = ls.out / tp, conv = ls.conv_ch / tp + 2.0 * gx;
     const double wts = h * in + out * h + ls.mat / tp + conv * (double)m->lin_conv;
     /* tokens per sequence: a decode step runs the recurrence, a longer chunk the chunked scan */
     const double per_seq = S > 0 ? T / S : 0.0;
@@ -214,7 +243,7 @@ struct llmroof_op layers_linear_op(const struct llmroof_model *m, const struct l
     }
     /* 2 FLOP per weight and token: projections and the depthwise convolution alike */
     const double flops = 2.0 * T * wts + T * heads * scan;
-    const double state = ls.state / tp;
+    const double state = layers_state_elems_rank(m, sh->tp);
     const double bytes = wts * w + T * h * a + T * in * a + T * out * a + T * h * a + 2.0 * S * state * s;
     /* in_proj, convolution, scan, gated norm, out_proj */
     return (struct llmroof_op){ 1.0, flops, bytes, 0, 5, wts * w };

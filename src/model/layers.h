@@ -36,9 +36,15 @@ double layers_dense_width(const struct llmroof_model *m, long start, long n);
 
 /* Parameters of one recurrent mixer layer (projections, short convolution, gates, norm). */
 double layers_linear_params(const struct llmroof_model *m);
+/* ... of them, those one of tp tensor-parallel ranks holds: the heads' share, and whole what every
+ * rank keeps (KDA's low-rank gates' first halves; a Mamba-2 group copied to each rank where the
+ * groups are fewer than the ranks) */
+double layers_linear_params_rank(const struct llmroof_model *m, int tp);
 /* State elements one sequence keeps in one recurrent layer: the recurrent state matrix of
  * every head plus the short convolution's last (kernel - 1) inputs. */
 double layers_state_elems(const struct llmroof_model *m);
+/* ... of them, those one of tp ranks holds (a copied Mamba-2 group's window whole) */
+double layers_state_elems_rank(const struct llmroof_model *m, int tp);
 /* Of those, the short convolution's window: (kernel - 1) inputs of its channels (0 without one). */
 double layers_conv_state_elems(const struct llmroof_model *m);
 /* Mean bytes per state element of one recurrent layer whose state matrix is held at s bytes an

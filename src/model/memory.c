@@ -175,7 +175,7 @@ static double stage_weights(const struct llmroof_model *m, const struct llmroof_
         const double norms = arch_norms_per_layer(m) * norm_w;
         const double tp = sh->tp > 0 ? (double)sh->tp : 1.0;
         bytes = ((c.full + c.local) * (attn + layers_dsa_params(m)) + ((double)n - c.full - c.local) * norms +
-                 c.linear * layers_linear_params(m) / tp + c.dense * dense * layers_dense_width(m, start, n) /
+                 c.linear * layers_linear_params_rank(m, (int)tp) + c.dense * dense * layers_dense_width(m, start, n) /
                  (double)m->intermediate + c.moe * moe_w) * w + c.moe * moe_e * we + c.moe * router; /* NAS: per-layer widths */
         ck = ckpt_module_extra(m, sh, dt, c.full + c.local,
                                   c.dense * layers_dense_width(m, start, n) / (double)m->intermediate, c.moe);
@@ -338,7 +338,7 @@ static double stage_state_elems(const struct llmroof_model *m, const struct llmr
     double best = 0;
     for (long s = 0; s < pp; s++) {
         const long start = s * base + (s < extra ? s : extra), n = base + (s < extra ? 1 : 0);
-        const double e = layers_count(m, start, n).linear * layers_state_elems(m) / tp;
+        const double e = layers_count(m, start, n).linear * layers_state_elems_rank(m, (int)tp);
         if (e > best)
             best = e;
     }
@@ -652,7 +652,7 @@ static double mean_attn_bytes(const struct llmroof_model *m, const struct llmroo
         const double norms = arch_norms_per_layer(m) * (m->norm == LLMROOF_NORM_LAYER ? 2.0 * h : h);
         const double tp = sh->tp > 0 ? (double)sh->tp : 1.0;
         return ((c.full + c.local) * (attn + layers_dsa_params(m)) + (L - c.full - c.local) * norms +
-                c.linear * layers_linear_params(m) / tp) * w / L;
+                c.linear * layers_linear_params_rank(m, (int)tp)) * w / L;
     }
     return (attn + (m->dsa_top_k > 0 ? layers_dsa_params(m) : 0.0)) * w;
 }

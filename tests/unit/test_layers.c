@@ -153,6 +153,33 @@ static void nemotron_h_mamba2_layer_by_hand(void **state)
     assert_rel_close(arch_kv_elems_per_token(&m), 8192.0, 0);
 }
 
+/* One Mamba-2 group at TP 4 (Granite-4.0-H-Tiny: 48 heads of 64, d_state 128, n_groups 1, h 1,536,
+ * conv 4): vLLM copies the group to every rank (extra_groups_for_head_shards), so a rank holds 12
+ * heads and one whole group. State a rank, a layer: 12 x 64 x 128 = 98,304 + 3 x (768 + 2 x 128)
+ * = 3,072 -> 101,376 elements (a review found 3 x (768 + 2 x 32) = 2,496 more in the split: 0.57%
+ * low); x 36 layers x 2 B = 7,299,072 B a sequence. Weights a rank: the layer's quarter plus the
+ * group's three quarters it copies, 2 x 96 x (1,536 in_proj + 4 conv + 1 bias) = 295,872. At TP 8
+ * the 48 heads split 6 a rank and the group is still whole on each. */
+static void a_mamba2_group_is_copied_to_every_rank(void **state)
+{
+    (void)state;
+    struct llmroof_model m;
+    import_ok("granite-4.0-h-tiny.json", &m);
+    assert_int_equal(m.linear_kind, LLMROOF_LINEAR_MAMBA2);
+    assert_int_equal(m.lin_k_heads, 1);
+    assert_rel_close(layers_state_elems_rank(&m, 1), layers_state_elems(&m), 0);
+    assert_rel_close(layers_state_elems_rank(&m, 4), 101376.0, 0);
+    assert_rel_close(arch_linear_layers(&m) * layers_state_elems_rank(&m, 4) * 2.0, 7299072.0, 0);
+    assert_rel_close(layers_linear_params_rank(&m, 1), layers_linear_params(&m), 0);
+    assert_rel_close(layers_linear_params_rank(&m, 4), layers_linear_params(&m) / 4.0 + 295872.0, 1e-12);
+    /* 6 x 64 x 128 = 49,152 + 3 x (384 + 256) = 1,920 */
+    assert_rel_close(layers_state_elems_rank(&m, 8), 51072.0, 0);
+    /* Nemotron-Nano's 8 groups split at TP 8: the state divides as the heads do */
+    struct llmroof_model n;
+    import_ok("nemotron-nano-9b-v2.json", &n);
+    assert_rel_close(layers_state_elems_rank(&n, 8), layers_state_elems(&n) / 8.0, 1e-12);
+}
+
 /* GLM-4.7-Flash (zai-org/GLM-4.7-Flash, model_type glm4_moe_lite): multi-head latent attention
  * whose 2048-wide stream does not divide by its 20 heads, and which gives no head_dim. The
  * importer had refused it ("hidden size 2048 is not divisible by 20 heads and no head_dim is
@@ -933,6 +960,7 @@ int main(void)
         cmocka_unit_test(twenty_one_families_import_with_their_model_card_counts),
         cmocka_unit_test(qwen3_5_imports_as_its_catalog_entries),
         cmocka_unit_test(nemotron_h_mamba2_layer_by_hand),
+        cmocka_unit_test(a_mamba2_group_is_copied_to_every_rank),
         cmocka_unit_test(glm_4_7_flash_mla_without_head_dim_by_hand),
         cmocka_unit_test(compressed_tensors_checkpoints_by_hand),
         cmocka_unit_test(deepseek_v3_type_with_index_fields_keeps_dsa),
