@@ -117,11 +117,14 @@ double kernel_wo_routed_tile_padding(double rows);
  * streams 1665-2002 GB/s, median of the seven cases 1813 GB/s, on a 3350 GB/s H800
  * (deepseek-ai/DeepGEMM issue #114, test_core.py output; the README's masked table shows
  * 924-2064 GB/s at 256-1024 tokens per group, where compute bounds it): 0.541 of peak against
- * the 0.85 dense weight-streaming share measured on the H100 SXM5, 0.64 of the dense rate. One
- * token per expert (batch-1 decode) is a matrix-vector product per expert, which streams at the
- * dense rate (calm's and llama.cpp's Mixtral decode rows in the validation set); between 1 and
- * 16 tokens per expert the share falls linearly (an interpolation between the two measured
- * ends). Charged on the routed experts' weight bytes (llmroof_oplist.expert_wbytes).
+ * the 0.85 dense weight-streaming share measured on the H100 SXM5, 0.64 of the dense rate. Below
+ * 16 tokens a tensor-core grouped GEMM (DeepGEMM, CUTLASS's, TensorRT-LLM's, AMD's aiter) pads
+ * each expert's rows to its tile (64 or more), so it reads the same weights in the same time as at
+ * 16: the share holds at any count (roofline.c). An engine whose experts run as matrix-vector
+ * products at a few tokens (engine moe_gemv: calm, llama.cpp's MMVQ, AutoAWQ's GEMV; their Mixtral
+ * decode rows in the validation set) streams one token's expert at the dense rate, and between 1
+ * and 16 tokens the share falls linearly (kernel_grouped_bw_share, an interpolation between the
+ * two measured ends). Charged on the routed experts' weight bytes (llmroof_oplist.expert_wbytes).
  * The share is the kernel's: PyTorch's CUTLASS grouped GEMM streams at the dense rate at 1-128
  * tokens per expert on our H100 (measured/h100-sxm5-80gb/moe_gemm.csv), while the engines in the
  * validation set run Triton/DeepGEMM MoE kernels; 1.0 made every held-out class equal or worse. */

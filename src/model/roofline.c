@@ -144,6 +144,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.logits_all_tokens = en->logits_all_tokens;
         e.kv_copy = en->kv_copy;
         e.moe_tp_shared_local = en->moe_tp_shared_local;
+        e.moe_gemv = en->moe_gemv;
         e.dp_lm_head_split = en->dp_lm_head_split;
         /* llama.cpp's MMQ runs on NVIDIA's int8 tensor cores (Turing, sm75, and later: PR #8075's
          * rule); other GPUs, and entries without an int8 peak, keep dequantize + a 16-bit GEMM */
@@ -749,8 +750,14 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
             c += wo * r->wo_issue_s_per_flop;
         }
         m = bytes / r->bw;
-        if (mk != LLMROOF_MOE_NONE && mk != LLMROOF_MOE_TRITON) /* grouped expert GEMMs (kernel.h) */
-            m += ops->expert_wbytes * (1.0 / kernel_grouped_bw_share(ops->tokens_per_expert) - 1.0) / r->bw;
+        /* grouped expert GEMMs (kernel.h): tiles padded to their rows, the grouped share at any count;
+         * an engine's matrix-vector products (moe_gemv) stream one token's expert at the dense rate;
+         * the DeepEP path (an all-to-all) runs DeepGEMM's grouped GEMMs whatever the engine */
+        if (mk != LLMROOF_MOE_NONE && mk != LLMROOF_MOE_TRITON) {
+            const double bw_share = r->eff->moe_gemv && !(ops->ep_ranks > 0) ? kernel_grouped_bw_share(ops->tokens_per_expert)
+                                                                           : KERNEL_GROUPED_GEMM_BW_SHARE;
+            m += ops->expert_wbytes * (1.0 / bw_share - 1.0) / r->bw;
+        }
         if (eff->gemm_ramp_rows > 0 && rl_gemm_ramp_applies(ops, k))
             c = rl_gemm_ramp(eff, ops, k, c, m);
     } else if (eager) {

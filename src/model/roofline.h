@@ -76,6 +76,7 @@ struct llmroof_effs {
     bool logits_all_tokens; /* prefill: the LM head over every prompt token of a pass, not the last */
     bool kv_copy;           /* decode: the batch's contiguous K/V copied every step (engine kv_copy, TGI 0.8) */
     bool moe_tp_shared_local; /* --moe-tp: shared experts and dense layers per replica (engine field) */
+    bool moe_gemv;          /* MoE experts at a few tokens as matrix-vector products (engine field) */
     bool dp_lm_head_split; /* data-parallel attention: the LM head split over the stage's GPUs (engine field) */
     double prompt_ubatch_tokens; /* prompts evaluated in passes of at most this many tokens (llama.cpp's
                                     n_ubatch; estimate.c prefill_in_passes); 0 = one pass */

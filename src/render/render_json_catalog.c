@@ -356,6 +356,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "dp_rank_scheduler", true);
         if (e[i].moe_tp_shared_local)
             cJSON_AddBoolToObject(o, "moe_tp_shared_local", true);
+        if (e[i].moe_gemv)
+            cJSON_AddBoolToObject(o, "moe_gemv", true);
         if (e[i].dp_lm_head_split)
             cJSON_AddBoolToObject(o, "dp_lm_head_split", true);
         if (e[i].spec_state_per_token)

@@ -1323,8 +1323,10 @@ static void two_batch_overlap_needs_every_replica_split(void **state)
  *   time: every per-layer operator twice a 128-sequence pass's, the final norm and the LM head
  *     once over the 256, less the all-to-all hidden under the other operators (min(a2a, rest):
  *     all 2.31 ms of it here).
- * Memory-bound, the step is then 63.2 ms against 37.4 ms as one batch (a micro-batch alone:
- * 33.0 ms); before, 35.8 ms: one batch less its 1.54 ms all-to-all, the weights streamed once. */
+ * Memory-bound, the step is then 82.3 ms against 44.6 ms as one batch (a micro-batch alone:
+ * 42.5 ms; the experts at the grouped share in both, session 64: 63.2 against 37.4 when a few
+ * tokens an expert streamed nearer the dense rate); before, 35.8 ms: one batch less its 1.54 ms
+ * all-to-all, the weights streamed once. */
 static void two_batch_overlap_decode_reads_the_weights_twice(void **state)
 {
     (void)state;
@@ -1382,7 +1384,7 @@ static void two_batch_overlap_decode_reads_the_weights_twice(void **state)
                   pt.time_s * 1e3, pt.hidden_s * 1e3, pw.time_s * 1e3, ph.time_s * 1e3);
     assert_int_equal(pt.bound, LLMROOF_BOUND_MEMORY);
     assert_true(pt.time_s > 1.5 * pw.time_s);
-    assert_rel_close(pt.time_s * 1e3, 63.24, 1e-3);
+    assert_rel_close(pt.time_s * 1e3, 82.29, 1e-3);
     catalog_free(&cat);
 }
 

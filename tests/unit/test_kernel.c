@@ -908,8 +908,12 @@ static void engine_fields_outside_their_bounds_are_rejected(void **state)
 }
 
 /* Issue 23, section 2: MoE grouped GEMMs at a few tokens per expert stream the expert weights at
- * 0.64 of the dense rate from 16 tokens per expert (DeepGEMM's masked grouped GEMM, kernel.h), one
- * token per expert at the dense rate. Mixtral-8x7B, TP 1, fp16.
+ * 0.64 of the dense rate (DeepGEMM's masked grouped GEMM at 16-64 tokens, kernel.h), and at one
+ * token too: a tensor-core grouped GEMM pads each expert's rows to its tile, so it reads the same
+ * weights in the same time at 1 token as at 16 (a review of session 64: the ramp from the dense
+ * rate at one token, a matrix-vector product's, made EP decode at 2 tokens per expert 20% fast).
+ * An engine whose experts run as matrix-vector products (engine moe_gemv: calm, llama.cpp, AutoAWQ)
+ * keeps the ramp: one token at the dense rate, 0.64 from 16. Mixtral-8x7B, TP 1, fp16.
  * An engine whose moe_triton_archs names the GPU (vLLM, SGLang: Triton's fused-MoE kernel) streams
  * 8- and 16-bit expert weights at the dense rate and computes its expert GEMMs at 0.72 of the
  * dense GEMM's rate (kernel.h KERNEL_TRITON_MOE_COMPUTE_SHARE, from the engines' benchmark_moe
@@ -934,12 +938,20 @@ static void grouped_expert_gemms_stream_below_the_dense_rate(void **state)
     const double bw = 3350e9 * 0.85;
     struct llmroof_oplist o;
     struct llmroof_phase p, p0, p1;
-    /* one token: 2 experts hit, 1 token each: the dense rate */
+    /* one token: 2 experts hit, 1 token each: the grouped share in a padded tile, the expert
+     * weights' 704,643,072 B cost 0.5625 more; a matrix-vector engine's at the dense rate */
     struct llmroof_batch b1 = batch_decode(1, 512);
     ops_build(m, &sh, &dt, &b1, &o);
     assert_rel_close(o.expert_wbytes, 2.0 * 14336 * 3 * 4096 * 2, 1e-12); /* 704,643,072 */
     roofline_eval(g, LLMROOF_FP16, &e, 1, &o, &p);
+    assert_rel_close(p.op[LLMROOF_OP_FFN].memory_s, 32.0 * (o.op[LLMROOF_OP_FFN].bytes + o.expert_wbytes * 0.5625) / bw,
+                     1e-12);
+    struct llmroof_effs gemv = plain;
+    gemv.moe_gemv = true;
+    roofline_eval(g, LLMROOF_FP16, &gemv, 1, &o, &p);
     assert_rel_close(p.op[LLMROOF_OP_FFN].memory_s, 32.0 * o.op[LLMROOF_OP_FFN].bytes / bw, 1e-12);
+    assert_true(roofline_effs_engine(g, shipped_engine(&cat, "calm"), NULL).moe_gemv);
+    assert_false(roofline_effs_engine(g, shipped_engine(&cat, "tensorrt-llm"), NULL).moe_gemv);
     /* 64 tokens: 8 x (1 - 0.75^64) = 7.99999 experts, 128 / 7.99999 = 16.0 tokens each: share
      * 0.64, the expert weights' 8 x 14336 x 3 x 4096 x 2 = 2.82 GB cost 1/0.64 - 1 = 0.5625 more */
     struct llmroof_batch b64 = batch_decode(64, 512);
@@ -948,7 +960,7 @@ static void grouped_expert_gemms_stream_below_the_dense_rate(void **state)
     roofline_eval(g, LLMROOF_FP16, &e, 1, &o, &p);
     const double want = 32.0 * (o.op[LLMROOF_OP_FFN].bytes + o.expert_wbytes * 0.5625) / bw;
     assert_rel_close(p.op[LLMROOF_OP_FFN].memory_s, want, 1e-12);
-    /* 8.5 tokens per expert: halfway, 1 - 0.36 x 7.5/15 = 0.82 */
+    /* 8.5 tokens per expert (a matrix-vector engine's ramp): halfway, 1 - 0.36 x 7.5/15 = 0.82 */
     assert_rel_close(kernel_grouped_bw_share(8.5), 0.82, 1e-12);
     /* Triton's fused-MoE kernel, at the same 64 tokens */
     struct llmroof_effs triton = plain;
