@@ -43,6 +43,10 @@ int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out)
     /* a size carries its unit, as a duration does: a bare 1 is a byte to the parser and a GiB to
      * whoever wrote it (a review: "reserve": 1.5 reserved 2 bytes); only a bare 0 needs none */
     double v;
+    /* a negative number is said as that, with or without a unit (a review: "-1" was told it lacked one) */
+    if (arg[0] == '-' && (isdigit((unsigned char)arg[1]) || arg[1] == '.'))
+        return cli_usage_error(c, "option '--%s': '%s' is negative: a byte size is 0 or more (e.g. 0, 512MiB)", opt,
+                               CLI_CLIP(arg));
     if (!has_unit(arg) && !bare_zero(arg) && parse_double(arg, &v))
         return cli_usage_error(c, "option '--%s': '%s' has no unit: write it with one of B, KiB, MiB, GiB, TiB, KB, "
                                   "MB, GB, TB (e.g. 2GiB, 512MiB)", opt, CLI_CLIP(arg));
@@ -96,6 +100,10 @@ static bool bare_zero(const char *s)
 int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, bool positive, double *out_s)
 {
     double v;
+    if (arg[0] == '-' && (isdigit((unsigned char)arg[1]) || arg[1] == '.')) /* as cli_bytes: the sign is wrong */
+        return cli_usage_error(c, "option '--%s': '%s' is negative: a duration is %s (e.g. %s)", opt, CLI_CLIP(arg),
+                               positive ? "above 0" : "0 or more",
+                               max_s >= 3 ? "3s, 500ms" : max_s >= 0.5 ? "500ms, 200us" : "200us, 50us");
     /* a bare 0 where the duration must be positive is said as that ("0s" was offered, and refused) */
     if (positive && bare_zero(arg))
         return cli_usage_error(c, "option '--%s': '%s' must be a duration above 0 (e.g. %s)", opt, CLI_CLIP(arg),

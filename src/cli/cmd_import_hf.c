@@ -35,10 +35,13 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
     int rc = cli_parse(c, argc, argv, opts, 1, on_opt, &name, pos, 1, &npos,
                        "Reads a HuggingFace config.json (llama, mistral, mixtral, qwen2, qwen3, qwen3_moe,\n"
                        "deepseek_v2, deepseek_v3, kimi_k2, gemma2, gemma3, gpt_oss, llama4, falcon, gptj, opt,\n"
-                       "internlm; the text_config of multimodal configs), or a repository id ORG/NAME from the\n"
-                       "local HuggingFace cache ($HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache/huggingface/hub),\n"
-                       "and prints a catalog file with one model entry; pass it back with --models-file. Fields\n"
-                       "that change the cost but are not modelled are errors or warnings. Output is always JSON.");
+                       "internlm; by their fields the hybrid and sparse-attention families qwen3_next, qwen3_5,\n"
+                       "nemotron_h, granitemoehybrid, kimi_linear, jamba, falcon_h1, minimax, deepseek_v32,\n"
+                       "glm_moe_dsa and others docs/catalog.md lists; the text_config of multimodal configs), or\n"
+                       "a repository id ORG/NAME from the local HuggingFace cache ($HF_HUB_CACHE, else\n"
+                       "$HF_HOME/hub, else ~/.cache/huggingface/hub), and prints a catalog file with one model\n"
+                       "entry; pass it back with --models-file. Fields that change the cost but are not modelled\n"
+                       "are errors or warnings. Output is always JSON.");
     if (rc)
         return rc;
     if (npos != 1)

@@ -77,7 +77,7 @@ static int report_main(struct cli *c, int argc, char **argv, struct ctx *x, stru
         CLI_OPT_LAYOUT,
         { OPT_BATCH, "batch", 'b', "B", "sequences served together (default 16)", false },
         CLI_OPT_PROMPT, CLI_OPT_OUTPUT, CLI_OPT_DTYPES, CLI_OPT_EFFS, CLI_OPT_MEM,
-        { OPT_SVGDIR, "svg-dir", 0, "DIR", "also write the operator-share charts as SVG files into DIR", false },
+        { OPT_SVGDIR, "svg-dir", 0, "DIR", "also write the operator-share and latency charts as SVG files into DIR (created, with its parents, when missing)", false },
         { OPT_RANGE, "range", 0, NULL, "add TTFT and TPOT low-high bands from the validation residuals", false },
         { OPT_WIDE, "wide", 0, NULL, "text and md: Table 1 as one table with every column (wider than 100)", false },
     };

@@ -30,8 +30,8 @@ static int cmd_serve_elsewhere(struct cli *c, int argc, char **argv)
 }
 
 static const struct command commands[] = {
-    { "list", cmd_list, "list catalog GPUs or models" },
-    { "show", cmd_show, "show one GPU or model with derived figures" },
+    { "list", cmd_list, "list catalog GPUs, models or engines" },
+    { "show", cmd_show, "show one GPU, model or engine with derived figures" },
     { "import-hf", cmd_import_hf, "turn a HuggingFace config.json into a catalog entry" },
     { "estimate", cmd_estimate, "TTFT, TPOT, throughput and operator breakdown of a batch" },
     { "memory", cmd_memory, "weights, KV cache, capacity and max batch per GPU" },

@@ -12,6 +12,9 @@
 
 /* Appends one warning line to `warn` (bounded). */
 void hf_warn(char *warn, size_t cap, const char *fmt, ...);
+/* The note of a model that ships multi-token-prediction modules (m->mtp_layers > 0): the drafter
+ * of --spec mtp, whose weights the entry does not count. Nothing where it ships none. */
+void hf_warn_mtp(char *warn, size_t cap, const char *fname, const struct llmroof_model *m);
 /* First integer member among `keys` within [lo, hi], or dflt when none is present. */
 int hf_int(const char *fname, const cJSON *doc, const char *const *keys, bool required, long dflt, long lo, long hi,
            long *out, struct llmroof_err *err);

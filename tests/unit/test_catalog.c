@@ -1300,7 +1300,9 @@ static void import_hf_warns_about_what_it_does_not_model(void **state)
     assert_int_equal(catalog_read_file(path, 1 << 20, &text, &len, &err), 0);
     assert_int_equal(catalog_model_from_hf_warn(text, len, "ds.json", "ds", &m, warn, sizeof warn, &err), 0);
     free(text);
-    assert_non_null(strstr(warn, "'num_nextn_predict_layers' 1"));
+    /* its one MTP module is --spec mtp's drafter, as in the shipped entry */
+    assert_non_null(strstr(warn, "1 multi-token-prediction module(s) ship with the model (for --spec mtp)"));
+    assert_int_equal(m.mtp_layers, 1);
     /* fp8 e4m3 with one fp32 scale per 128 x 128 block: 8 + 32/16384 bits */
     assert_string_equal(m.ckpt_format, "fp8");
     assert_rel_close(m.ckpt_bits, 8.0 + 32.0 / 16384.0, 1e-15);
