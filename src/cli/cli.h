@@ -220,6 +220,10 @@ int cli_catalog_pick(struct cli *c, const char *model, const char *gpu, const ch
 const struct llmroof_gpu *cli_gpu(struct cli *c, const char *name);
 const struct llmroof_model *cli_model(struct cli *c, const char *name);
 const struct llmroof_engine *cli_engine(struct cli *c, const char *name);
+/* The ids of the catalog's engines that pass `has`, ", "-joined into out ("" for none), for an error
+ * that names the engines to pick instead. A catalog built for one engine is loaded whole first,
+ * which invalidates every pointer into it: call it only on the way out with that error. */
+void cli_engine_ids_with(struct cli *c, bool (*has)(const struct llmroof_engine *), char *out, size_t size);
 /* 0 when the catalog has engine profiles or its data directory an engines.json; else prints
  * "no engine catalog: DIR/engines.json not found" and returns 2. */
 int cli_engine_catalog(struct cli *c);

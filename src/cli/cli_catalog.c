@@ -131,6 +131,24 @@ int cli_catalog(struct cli *c)
     return load_catalog(c, NULL);
 }
 
+void cli_engine_ids_with(struct cli *c, bool (*has)(const struct llmroof_engine *), char *out, size_t size)
+{
+    out[0] = '\0';
+    /* a catalog built for one engine (cli_catalog_pick) names no other: load it whole (the
+     * message that lists the engines had listed none, a review of session 64) */
+    if (!c->shared_cat && !c->cat_borrowed && c->cat.n_engines <= 1) {
+        catalog_free(&c->cat);
+        c->cat_loaded = false;
+        if (load_catalog(c, NULL))
+            return;
+    }
+    for (size_t i = 0; i < c->cat.n_engines; i++)
+        if (has(&c->cat.engines[i])) {
+            const size_t n = strlen(out);
+            snprintf(out + n, size - n, "%s%s", n ? ", " : "", c->cat.engines[i].id);
+        }
+}
+
 int cli_catalog_pick(struct cli *c, const char *model, const char *gpu, const char *engine)
 {
     /* user files may replace or alias any entry, and a library context holds its own catalog */

@@ -419,6 +419,16 @@ int cli_engine_batch_check(struct cli *c, const struct llmroof_engine *en, const
                               "\"max_batch\")", option, seqs, en->max_batch, en->max_batch == 1 ? "" : "s", en->id);
 }
 
+static bool engine_has_dp_attention(const struct llmroof_engine *e)
+{
+    return e->dp_attention;
+}
+
+static bool engine_has_expert_parallel(const struct llmroof_engine *e)
+{
+    return e->expert_parallel;
+}
+
 int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
 {
     int lrc = cli_layout_check(c, s);
@@ -450,17 +460,22 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
         return rc;
     if (!(s->eff.engine = cli_engine(c, s->engine_name)))
         return 2;
-    if (s->layout.dp_attn && !s->eff.engine->dp_attention) {
-        /* name the loaded engines that do: the catalog's, a user's file included */
-        char ok[256] = "";
-        for (size_t i = 0; i < c->cat.n_engines; i++)
-            if (c->cat.engines[i].dp_attention) {
-                const size_t n = strlen(ok);
-                snprintf(ok + n, sizeof ok - n, "%s%s", n ? ", " : "", c->cat.engines[i].id);
-            }
-        return cli_usage_error(c, "option '--dp-attention': engine '%s' runs no data-parallel attention (its profile's "
-                                  "\"dp_attention\"); %s%s%sor leave the option out",
-                               s->eff.engine->id, ok[0] ? "pick one that does (" : "", ok, ok[0] ? ") " : "");
+    if ((s->layout.dp_attn && !s->eff.engine->dp_attention) || (s->layout.ep > 1 && !s->eff.engine->expert_parallel)) {
+        /* name the engines that do: the catalog's, a user's file included (the id copied first:
+         * listing them may reload the catalog the engine lives in) */
+        const bool dp = s->layout.dp_attn && !s->eff.engine->dp_attention;
+        char id[LLMROOF_ID_MAX], ok[512];
+        snprintf(id, sizeof id, "%s", s->eff.engine->id);
+        s->eff.engine = NULL;
+        cli_engine_ids_with(c, dp ? engine_has_dp_attention : engine_has_expert_parallel, ok, sizeof ok);
+        if (dp)
+            return cli_usage_error(c, "option '--dp-attention': engine '%s' runs no data-parallel attention (its "
+                                      "profile's \"dp_attention\"); %s%s%sor leave the option out",
+                                   id, ok[0] ? "pick one that does (" : "", ok, ok[0] ? ") " : "");
+        return cli_usage_error(c, "option '--ep': engine '%s' runs no expert parallelism (its profile's "
+                                  "\"expert_parallel\"): its experts split by width over the TP group; %s%s%sor "
+                                  "leave the option out",
+                               id, ok[0] ? "pick one that does (" : "", ok, ok[0] ? ") " : "");
     }
     /* what the runtime cannot run at all (calm: one GPU, one sequence) is refused, not costed as a
      * layout or a batch it never forms (a review: calm at batch 8, TP 2, printed a throughput) */

@@ -454,6 +454,7 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
             "requests in flight per instance, queued and running; one more is refused (HTTP 429)");
     kvb(t, "disaggregation", e->disaggregation, "serves disaggregated prefill and decode pools (--prefill-pool)");
     kvb(t, "dp_attention", e->dp_attention, "runs data-parallel attention beside expert parallelism (--dp-attention)");
+    kvb(t, "expert_parallel", e->expert_parallel, "splits a MoE's experts over ranks (--ep)");
     kvb(t, "moe_gemv", e->moe_gemv,
         e->moe_gemv ? "MoE experts at a few tokens as matrix-vector products (one token at the dense rate)"
                     : "MoE experts in tile-padded grouped GEMMs (the grouped share at any token count)");

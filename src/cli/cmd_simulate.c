@@ -388,6 +388,9 @@ static int parse_pool(struct cli *c, const char *opt, const char *arg, const str
     if (lay_s && own.dp_attn && x->s.eff.engine && !x->s.eff.engine->dp_attention)
         return cli_usage_error(c, "option '--%s': engine '%s' runs no data-parallel attention (its profile's "
                                   "\"dp_attention\"): drop dpa", opt, x->s.eff.engine->id);
+    if (lay_s && own.ep > 1 && x->s.eff.engine && !x->s.eff.engine->expert_parallel)
+        return cli_usage_error(c, "option '--%s': engine '%s' runs no expert parallelism (its profile's "
+                                  "\"expert_parallel\"): drop ep%d", opt, x->s.eff.engine->id, own.ep);
     /* errors name the option: "unknown GPU" or "TP 3 does not divide" alone leave the reader to
      * guess which of -g, --prefill-pool and --decode-pool said it */
     const struct llmroof_gpu *g = gpu ? catalog_find_gpu(&c->cat, gpu) : x->cfg.setup.gpu;

@@ -473,6 +473,9 @@ struct llmroof_engine {
     bool dp_attention;                /* runs data-parallel attention beside expert parallelism
                                          (--dp-attention; default true: SGLang 0.4+, vLLM V1,
                                          TensorRT-LLM's enable_attention_dp); false: it does not */
+    bool expert_parallel;             /* splits a MoE's experts over ranks (--ep; default true: SGLang 0.4+,
+                                         vLLM V1's --enable-expert-parallel, TensorRT-LLM's moe_ep_size);
+                                         false: its experts split by width with the TP group alone */
     bool prompt_within_budget;        /* without chunked prefill a prompt longer than the token budget is
                                          refused (TensorRT-LLM: maxInputLen = min(maxSequenceLen - 1,
                                          maxNumTokens), LlmRequest::validate) rather than run alone */

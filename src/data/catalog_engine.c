@@ -234,13 +234,14 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
                                           "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "pd_decode_first_token", "pd_decode_resample", "pd_decode_prealloc", "pd_kv_full_window", "max_concurrent_requests", "pd_decode_reserve_tokens", "disaggregation", "tp_step_overhead_s",
                                           "prefix_cache", "gpu_memory_tiers",
-                                          "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "prompt_within_budget", "dp_attention", "moe_tp_shared_local", "moe_gemv", "dp_lm_head_split", "spec_state_per_token", "ssm_state_fp32", "cuda_only", "kv_heads_per_read", "ray_workers", "ray_output_token_s",
+                                          "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "prompt_within_budget", "dp_attention", "expert_parallel", "moe_tp_shared_local", "moe_gemv", "dp_lm_head_split", "spec_state_per_token", "ssm_state_fp32", "cuda_only", "kv_heads_per_read", "ray_workers", "ray_output_token_s",
                                           "varlen_fa2_archs", "fa2_archs", "moe_triton_archs", "dsa_prefill_pad_archs", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", "reserve", "wait", NULL };
     int rc;
     memset(g, 0, sizeof *g);
     g->disaggregation = true; /* an engine serves P/D pools unless its profile says it does not */
     g->dp_attention = true;   /* and runs data-parallel attention likewise */
+    g->expert_parallel = true; /* and splits the experts over ranks */
     if ((rc = json_entry_head(c, e, fields, g->id, sizeof g->id)) || (rc = json_get_string(c, e, "name", true, g->name, sizeof g->name)) ||
         (rc = catalog_parse_aliases(c, e, g->aliases, &g->n_aliases)) ||
         (rc = json_get_string(c, e, "source", true, g->source, sizeof g->source)) ||
@@ -358,6 +359,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_bool(c, e, "prompt_within_budget", false, &g->prompt_within_budget)) ||
         (rc = json_get_bool(c, e, "cuda_only", false, &g->cuda_only)) ||
         (rc = json_get_bool(c, e, "dp_attention", false, &g->dp_attention)) ||
+        (rc = json_get_bool(c, e, "expert_parallel", false, &g->expert_parallel)) ||
         (rc = json_get_bool(c, e, "moe_tp_shared_local", false, &g->moe_tp_shared_local)) ||
         (rc = json_get_bool(c, e, "moe_gemv", false, &g->moe_gemv)) ||
         (rc = json_get_bool(c, e, "dp_lm_head_split", false, &g->dp_lm_head_split)) ||

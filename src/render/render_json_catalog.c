@@ -395,6 +395,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "disaggregation", false);
         if (!e[i].dp_attention)
             cJSON_AddBoolToObject(o, "dp_attention", false);
+        if (!e[i].expert_parallel)
+            cJSON_AddBoolToObject(o, "expert_parallel", false);
         if (e[i].cuda_only)
             cJSON_AddBoolToObject(o, "cuda_only", true);
         if (e[i].prefix_cache)

@@ -369,10 +369,15 @@ static int plan_codes_all(const struct plan_input *in, int *codes)
     for (int ti = 0; ti < in->ntps; ti++) {
         codes[ncodes++] = LAY(in->tps[ti], 0);
         if (search && in->tps[ti] > 1) {
-            codes[ncodes++] = LAY(in->tps[ti], 1);
+            /* expert parallelism (TP + EP, DPA + EP) only where the engine runs it (a review:
+             * vLLM 0.6's plan picked TP-8+EP-8, a layout it could not launch) */
+            const bool ep = !in->eff.engine || in->eff.engine->expert_parallel;
+            if (ep)
+                codes[ncodes++] = LAY(in->tps[ti], 1);
             /* data-parallel attention only where the engine runs it */
             if (!in->eff.engine || in->eff.engine->dp_attention) {
-                codes[ncodes++] = LAY(in->tps[ti], 2);
+                if (ep)
+                    codes[ncodes++] = LAY(in->tps[ti], 2);
                 /* the experts split by width: only where n divides every MLP's width, as
                  * --moe-tp requires (ops_shard_layout) */
                 if (moe_tp_divides(in->model, in->tps[ti]))
