@@ -721,7 +721,7 @@ static void tgi_profile_runs_whole_prefills_first_in_4096_tokens(void **state)
     assert_true(tgi->whole_prefill);
     assert_true(tgi->prefill_first);
     assert_int_equal(tgi->max_batched_tokens, 4096); /* TGI launcher default */
-    assert_true(tgi->waiting_served_ratio == 1.2); /* --waiting-served-ratio default */
+    assert_true(tgi->waiting_served_ratio == 0.3); /* --waiting-served-ratio default since PR #1820 (1.2 before) */
     assert_int_equal(tgi->max_waiting_steps, 20);   /* --max-waiting-tokens default */
     assert_true(tgi->admit_no_evict);                /* prompt + max_new_tokens reserved at admission */
     catalog_free(&cat);
