@@ -49,14 +49,13 @@ import time
 try:
     import torch
     import torch.nn.functional as F
-except ImportError:  # the test suite skips the smoke test when PyTorch is absent
-    sys.stderr.write("measure.py: PyTorch is not installed (pip install torch)\n")
-    sys.exit(77)
+except ImportError:  # main() says so after --help has had its answer (the test suite skips on 77)
+    torch = F = None
 
 OPS_COLUMNS = ["op", "tokens", "batch", "context", "dtype", "measured_s", "model", "tp"]
 STEP_COLUMNS = ["id", "model", "gpu", "num_gpus", "tp", "weight_dtype", "kv_dtype", "framework", "batch",
                 "input_len", "output_len", "metric", "value", "unit", "notes", "source"]
-DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32}
+DTYPES = {"fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32} if torch else {}
 
 
 def sdpa(q, k, v, causal=False):
@@ -317,6 +316,9 @@ def main():
     ap.add_argument("--gemm-n", type=int, default=8192)
     ap.add_argument("--smoke", action="store_true", help="tiny shapes on the CPU (test suite)")
     args = ap.parse_args()
+    if torch is None:
+        sys.stderr.write("measure.py: PyTorch is not installed (pip install torch)\n")
+        sys.exit(77)
 
     m = catalog_model(args.llmroof, args.model)
     shard(m, args.tp)  # the real model's heads decide whether --tp is possible

@@ -15,11 +15,20 @@ bin=${LLMROOF:-$root/build/llmroof}
 [ -x "$bin" ] || { echo "run.sh: build llmroof first (cmake -S . -B build && cmake --build build)" >&2; exit 2; }
 "$bin" show gpu "$gpu" >/dev/null
 python3 "$root/bench/gpu/measure.py" --model "$model" --gpu "$gpu" --out-dir "$out" --llmroof "$bin" "$@"
+# (a pipeline's status is its last command's, tee's, so each validate's own status is kept in a
+# file: a failed one had been followed by "calibrated catalog entry" for a file never written)
+rm -f "$out/gpu.json" "$out/.status"
 {
-    "$bin" validate --ops "$out/ops.csv" -g "$gpu" --out "$out/gpu.json"
+    "$bin" validate --ops "$out/ops.csv" -g "$gpu" --out "$out/gpu.json" || echo "ops $?" >>"$out/.status"
     if [ "$(wc -l <"$out/steps.csv")" -gt 1 ]; then
         echo
-        "$bin" validate "$out/steps.csv"
+        "$bin" validate "$out/steps.csv" || echo "steps $?" >>"$out/.status"
     fi
 } | tee "$out/comparison.txt"
+if [ -s "$out/.status" ] || [ ! -s "$out/gpu.json" ]; then
+    echo "run.sh: validate failed ($(tr '\n' ' ' <"$out/.status" 2>/dev/null)); no calibrated entry: see the messages above" >&2
+    rm -f "$out/.status"
+    exit 1
+fi
+rm -f "$out/.status"
 echo "calibrated catalog entry: $out/gpu.json (llmroof estimate -m $model -g $gpu --gpus-file $out/gpu.json)"

@@ -143,12 +143,13 @@ static double median(double *v, size_t n)
  * kernel - a cache-resident working set above 100% - does not set the catalog value),
  * capped at 1. 0 when no row is bound by it. Attention kernels are left out: they have their
  * own efficiencies (efficiency.attention*, docs/model.md "Attention kernels"). */
-static double asymptote(const struct opval_pred *p, size_t n, enum llmroof_bound b, double *tmp)
+static double asymptote(const struct opval_pred *p, size_t n, enum llmroof_bound b, double *tmp, size_t *rows)
 {
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (p[i].bound == b && !p[i].attention)
             tmp[m++] = b == LLMROOF_BOUND_COMPUTE ? p[i].achieved_flops_frac : p[i].achieved_bw_frac;
+    *rows = m; /* (with fewer than 7 the quantile's index is the last: the maximum) */
     if (!m)
         return 0;
     qsort(tmp, m, sizeof *tmp, cmp_double);
@@ -189,6 +190,7 @@ static int validate_ops(struct cli *c, struct ctx *x)
     }
     struct llmroof_effs eff = roofline_effs(g, &x->s.eff);
     double best_c = 0, best_m = 0;
+    size_t rows_c = 0, rows_m = 0; /* the kernels behind each */
     for (size_t i = 0; i < n && rc == 0; i++) {
         const struct llmroof_model *m = dm;
         if (rows[i].model[0] && !(m = catalog_find_model(&c->cat, rows[i].model))) {
@@ -206,8 +208,18 @@ static int validate_ops(struct cli *c, struct ctx *x)
         }
     }
     if (rc == 0) {
-        best_c = asymptote(pred, n, LLMROOF_BOUND_COMPUTE, tmp);
-        best_m = asymptote(pred, n, LLMROOF_BOUND_MEMORY, tmp);
+        best_c = asymptote(pred, n, LLMROOF_BOUND_COMPUTE, tmp, &rows_c);
+        best_m = asymptote(pred, n, LLMROOF_BOUND_MEMORY, tmp, &rows_m);
+    }
+    /* an asymptote no GPU reaches is a file whose times are in another unit than its column's
+     * seconds (microseconds under measured_s read as seconds gave 7e-7 of peak): refused before an
+     * entry the catalog would not load is written (a review of session 64) */
+    if (rc == 0 && x->out && ((best_c > 0 && best_c < 0.01) || (best_m > 0 && best_m < 0.01))) {
+        fprintf(c->errf, "llmroof: error: %s: the kernels reach %.3g of the GPU's peak compute and %.3g of its "
+                         "bandwidth at most (the catalog takes 0.01 to 1): are column 'measured_s''s times in "
+                         "seconds? nothing written to %s\n",
+                cli_input_name(x->ops), best_c, best_m, x->out);
+        rc = 2;
     }
     if (rc == 0 && !(c->flags & CLI_PARSE_ONLY)) {
         struct table t;
@@ -284,9 +296,12 @@ static int validate_ops(struct cli *c, struct ctx *x)
             table_free(&s);
             if (c->format == TABLE_TEXT || c->format == TABLE_MD)
                 sbuf_printf(&c->out,
-                            "\nmeasured asymptotes (p90 of achieved fractions): compute %.2f of dense peak (catalog "
-                            "efficiency %.2f), memory %.2f of peak bandwidth (catalog %.2f)\n",
-                            best_c, eff.compute, best_m, eff.memory);
+                            "\nmeasured asymptotes (p90 of achieved fractions; attention left out): compute %.2f of "
+                            "dense peak over %zu compute-bound kernels (catalog efficiency %.2f), memory %.2f of peak "
+                            "bandwidth over %zu memory-bound kernels (catalog %.2f)%s\n",
+                            best_c, rows_c, eff.compute, best_m, rows_m, eff.memory,
+                            (rows_c > 0 && rows_c < 7) || (rows_m > 0 && rows_m < 7)
+                                ? "; with fewer than 7 kernels a p90 is their maximum" : "");
         }
     }
     if (rc == 0 && x->out) {
@@ -299,8 +314,8 @@ static int validate_ops(struct cli *c, struct ctx *x)
             fitted.memory = best_m;
         char note[512];
         snprintf(note, sizeof note, "compute_eff %.3f and memory_eff %.3f: p90 of the fractions of peak reached by "
-                                    "the %zu kernels of %s (llmroof validate --ops)", fitted.compute, fitted.memory, n,
-                 x->ops);
+                                    "the %zu compute-bound and %zu memory-bound kernels (attention left out) of %s "
+                                    "(llmroof validate --ops)", fitted.compute, fitted.memory, rows_c, rows_m, x->ops);
         char *j = render_json_gpu_doc(g, &fitted, note);
         struct sbuf b = { j, j ? strlen(j) : 0, j ? strlen(j) + 1 : 0, j == NULL };
         rc = j ? cli_write_file(c, x->out, &b) : 1;

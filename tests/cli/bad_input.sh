@@ -26,6 +26,8 @@ printf 'arrival_s,prompt_len,output_len\n0.5,12\377,4\n' >"$T/nonutf8.csv"
 # a quote opened on line 2 and never closed, the file ending on line 4: reported where it opened
 printf 'id,model,gpu,num_gpus,tp,weight_dtype,kv_dtype,framework,batch,input_len,output_len,metric,value,unit,notes,source\nx1,"Llama\nmore\n' >"$T/open-quote.csv"
 printf '{"model":{"nested":[1]}}\n' >"$T/nested.jsonl"
+# kernel times in microseconds under the seconds column: validate --ops --out must write no entry
+printf 'op,tokens,batch,context,dtype,measured_s,model,tp\nqkv_proj,1,1,0,bf16,65,llama-3-8b,1\nffn,512,1,0,bf16,900,llama-3-8b,1\n' >"$T/ops-us.csv"
 mkdir "$T/dir"
 awk 'BEGIN { s = "{\"model\":\""; for (i = 0; i < 70000; i++) s = s "x"; print s "\"}" }' >"$T/long.jsonl"
 # 10,000 levels: {"gpus":[[[[...]]]]}  and  {"a":{"a":...1...}}
