@@ -128,6 +128,20 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
         free(cases);
         return 0;
     }
+    /* the rows that could not be read or mapped, on this GPU or on none the map knows, are named
+     * as validate names them (a review: a row whose value read "8.4 ms" was dropped unsaid, the
+     * count of rows one fewer); rows of other GPUs are simply not this GPU's */
+    size_t dropped = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!cases[i].mapped && (!cases[i].gpu || cases[i].gpu == g)) {
+            const struct val_row *r = cases[i].row ? cases[i].row : &rows[i];
+            if (dropped < 5)
+                fprintf(c->errf, "llmroof: note: %s:%ld (%s): not used: %s\n", file, r->line, r->id, cases[i].reason);
+            dropped++;
+        }
+    if (dropped > 5)
+        fprintf(c->errf, "llmroof: note: %s: %zu more rows not used ('llmroof validate %s' lists them all)\n", file,
+                dropped - 5, file);
     /* with --holdout, odd rows of this GPU are set aside */
     bool *held = calloc(n ? n : 1, sizeof *held);
     if (!held) {
@@ -203,7 +217,17 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
         table_str(&t, names[p]);
         table_num(&t, bv[p]);
         table_num(&t, av[p]);
-        table_str(&t, fitted[p] ? "" : "not constrained by these rows: kept");
+        /* a fitted value at its bound (val_fit.c's physical limits) says that the rows ask for
+         * more than the GPU can explain: a framework's slowness, the engine profile's to carry (a
+         * review: 2000 us of step overhead and memory 0.50, both at their bounds, printed bare) */
+        char at[96];
+        const double lo = p < 3 ? val_gpu_lo[p] : val_gpu_lo[3] * 1e6, hi = p < 3 ? val_gpu_hi[p] : val_gpu_hi[3] * 1e6;
+        const bool low = fitted[p] && av[p] <= lo * (1 + 1e-9), high = fitted[p] && av[p] >= hi * (1 - 1e-9);
+        /* an efficiency at its floor or an overhead at its ceiling: rows slower than the GPU can
+         * be; the other way, faster than the model can make it at the bound */
+        const bool slower = p < 3 ? low : high;
+        snprintf(at, sizeof at, "bound %g: rows %s than the GPU explains", low ? lo : hi, slower ? "slower" : "faster");
+        table_str(&t, !fitted[p] ? "not constrained by these rows: kept" : low || high ? at : "");
     }
     table_row(&t);
     table_str(&t, "median_abs_error_pct");

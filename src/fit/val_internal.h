@@ -10,7 +10,7 @@
 double *val_gpu_param(struct llmroof_gpu *g, int i);
 /* engine parameter i: 0 step_overhead_s, 1 first_token_s, 2 compute_scale, 3 collective_latency_s */
 double *val_eng_param(struct llmroof_engine *e, int i);
-extern const double val_gpu_lo[5], val_gpu_hi[5], val_eng_lo[4], val_eng_hi[4];
+extern const double val_eng_lo[4], val_eng_hi[4]; /* (the GPU's: validate.h) */
 /* the overlap share's upper bound, as the catalog's efficiency.overlap (docs/model.md "overlap") */
 #define VAL_OVERLAP_HI 0.5
 extern const char *const val_gpu_param_names[3];

@@ -120,6 +120,10 @@ struct val_stats val_stats_errs(double *abs_err, double *err, long n);
  * absent below 2 ratios. The one computation behind val_bands and srv_bands. */
 struct llmroof_band val_band_of(double *ratios, long n);
 
+/* The physical bounds a GPU's calibration keeps its parameters within (val_fit.c gives their
+ * sources): 0 compute_eff, 1 memory_eff, 2 comm_eff, 3 step_overhead_s, 4 link_latency_s */
+extern const double val_gpu_lo[5], val_gpu_hi[5];
+
 /* Fits compute, memory and communication efficiency and the per-step overhead of `gpu` to the
  * mapped cases on that GPU (their engines as mapped) by minimising the mean
  * |log(predicted / measured)|, coordinate by coordinate, within physical bounds. A parameter the

@@ -1,0 +1,1 @@
+calibrate tests/data/validation/calibrate-dropped-row.csv -g h100
