@@ -36,4 +36,10 @@ rc=$?
 check "a good run succeeds (exit $rc)" '[ $rc -eq 0 ]'
 check "and writes the entry it names" '[ -s "$T/good/gpu.json" ] && grep -q "calibrated catalog entry: $T/good/gpu.json" "$T/out"'
 check "which the catalog loads" '"$bin" --gpus-file "$T/good/gpu.json" show gpu l40s >/dev/null'
+# a GPU the catalog lacks, named in LLMROOF_GPUS_FILE: every call of the kit reads the file
+sed 's/"id":\([[:space:]]*\)"l40s"/"id":\1"my-gpu"/' "$T/good/gpu.json" >"$T/my-gpu.json"
+KIT_OPS=$T/good.csv LLMROOF_GPUS_FILE=$T/my-gpu.json PATH="$T/bin:$PATH" LLMROOF=$bin \
+    sh "$root/bench/gpu/run.sh" llama-3.2-3b my-gpu "$T/mine" >"$T/out" 2>"$T/err"
+rc=$?
+check "a GPU from LLMROOF_GPUS_FILE is measured (exit $rc)" '[ $rc -eq 0 ] && grep -q "my-gpu" "$T/mine/gpu.json"'
 exit $fail
