@@ -445,9 +445,9 @@ struct llmroof_engine {
                                          (calm, llama.cpp's MMVQ, AutoAWQ's fused GEMV, a PyTorch loop over
                                          the experts): one token streams its expert at the dense rate, the
                                          grouped share reached by 16; false: tensor-core grouped GEMMs
-                                         (CUTLASS, DeepGEMM, TensorRT-LLM's, AMD's aiter) that pad each
-                                         expert's rows to a tile and stream at the grouped share at any
-                                         count (kernel.h KERNEL_GROUPED_GEMM_BW_SHARE) */
+                                         (DeepGEMM, TensorRT-LLM's, AMD's aiter) that pad each expert's
+                                         rows to a tile and stream at the grouped share at any count
+                                         (kernel.h KERNEL_GROUPED_GEMM_BW_SHARE) */
     bool moe_tp_shared_local;         /* under --moe-tp, the shared experts and dense MLP layers run on each
                                          attention replica's own tokens, split over its attention TP alone
                                          (vLLM V1's data parallelism: only the routed experts form the DP x TP

@@ -118,9 +118,11 @@ double kernel_wo_routed_tile_padding(double rows);
  * (deepseek-ai/DeepGEMM issue #114, test_core.py output; the README's masked table shows
  * 924-2064 GB/s at 256-1024 tokens per group, where compute bounds it): 0.541 of peak against
  * the 0.85 dense weight-streaming share measured on the H100 SXM5, 0.64 of the dense rate. Below
- * 16 tokens a tensor-core grouped GEMM (DeepGEMM, CUTLASS's, TensorRT-LLM's, AMD's aiter) pads
- * each expert's rows to its tile (64 or more), so it reads the same weights in the same time as at
- * 16: the share holds at any count (roofline.c). An engine whose experts run as matrix-vector
+ * 16 tokens a tensor-core grouped GEMM pads each expert's rows to its tile (64 or more), so it
+ * reads the same weights in the same time as at 16: its share at 16 holds at any count (roofline.c)
+ * - DeepGEMM's measured one, taken too for the grouped kernels nothing here measures (TensorRT-LLM's,
+ * AMD's aiter); the kernels measured at the dense rate (Triton's fused MoE; PyTorch's CUTLASS grouped
+ * GEMM, below, which no engine profile runs) stream at it at any count. An engine whose experts run as matrix-vector
  * products at a few tokens (engine moe_gemv: calm, llama.cpp's MMVQ, AutoAWQ's GEMV; their Mixtral
  * decode rows in the validation set) streams one token's expert at the dense rate, and between 1
  * and 16 tokens the share falls linearly (kernel_grouped_bw_share, an interpolation between the
