@@ -38,13 +38,26 @@ int cli_double(struct cli *c, const char *opt, const char *arg, double min, doub
 static bool has_unit(const char *s);
 static bool bare_zero(const char *s);
 
+/* A number written with a minus sign that is not zero ("-1", "-0.5GiB"; "-0" and "-0.0" are zero):
+ * such a size or duration is named as negative, not as lacking a unit */
+static bool negative_number(const char *s)
+{
+    if (s[0] != '-')
+        return false;
+    const char *q = s + 1;
+    bool digit = false;
+    for (; *q == '0' || *q == '.'; q++)
+        digit |= *q == '0';
+    return isdigit((unsigned char)*q) || (!digit && *q == '.');
+}
+
 int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out)
 {
     /* a size carries its unit, as a duration does: a bare 1 is a byte to the parser and a GiB to
      * whoever wrote it (a review: "reserve": 1.5 reserved 2 bytes); only a bare 0 needs none */
     double v;
     /* a negative number is said as that, with or without a unit (a review: "-1" was told it lacked one) */
-    if (arg[0] == '-' && (isdigit((unsigned char)arg[1]) || arg[1] == '.'))
+    if (negative_number(arg))
         return cli_usage_error(c, "option '--%s': '%s' is negative: a byte size is 0 or more (e.g. 0, 512MiB)", opt,
                                CLI_CLIP(arg));
     if (!has_unit(arg) && !bare_zero(arg) && parse_double(arg, &v))
@@ -100,7 +113,7 @@ static bool bare_zero(const char *s)
 int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, bool positive, double *out_s)
 {
     double v;
-    if (arg[0] == '-' && (isdigit((unsigned char)arg[1]) || arg[1] == '.')) /* as cli_bytes: the sign is wrong */
+    if (negative_number(arg)) /* as cli_bytes: the sign is wrong */
         return cli_usage_error(c, "option '--%s': '%s' is negative: a duration is %s (e.g. %s)", opt, CLI_CLIP(arg),
                                positive ? "above 0" : "0 or more",
                                max_s >= 3 ? "3s, 500ms" : max_s >= 0.5 ? "500ms, 200us" : "200us, 50us");

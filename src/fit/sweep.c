@@ -82,6 +82,16 @@ void sweep_eval_engine(const struct llmroof_model *m, const struct llmroof_gpu *
                  g->id);
         return;
     }
+    /* a layout the engine has no code for, as estimate refuses it (a review: vllm-0.6 rows at
+     * --ep 8 were valid in a sweep that estimate -e refuses) */
+    if (en && ly.dp_attn && !en->dp_attention) {
+        snprintf(out->reason, sizeof out->reason, "engine '%s' runs no data-parallel attention (dp_attention)", en->id);
+        return;
+    }
+    if (en && ly.ep > 1 && !en->expert_parallel) {
+        snprintf(out->reason, sizeof out->reason, "engine '%s' runs no expert parallelism (expert_parallel)", en->id);
+        return;
+    }
     /* what the runtime cannot run (calm: one GPU, one sequence), as estimate refuses it */
     const long gpus = ops_layout_gpus(&ly, tp);
     if (en && en->max_gpus > 0 && gpus > en->max_gpus) {

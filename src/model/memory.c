@@ -530,13 +530,6 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     out->state_bytes_per_seq = arch_state_elems_per_seq(m) * sb;
     out->state_bytes_per_seq_per_gpu = stage_state_elems(m, &sh) * sb;
 
-    /* the pool's K/V tokens count no state: the simulator takes a sequence's state from the same
-     * blocks (sim.c state_blocks), as vLLM's hybrid allocator does, so a reader needs the state in
-     * tokens to see how many sequences the tokens hold (a review: Qwen3-Next's 4.4 M tokens at TP 2
-     * read as 1,074 sequences of 4,096 where 771 fit) */
-    out->state_tokens_per_seq = out->state_bytes_per_seq_per_gpu > 0 && out->kv_stage_bytes_per_token_per_gpu > 0
-                                    ? ceil(out->state_bytes_per_seq_per_gpu / out->kv_stage_bytes_per_token_per_gpu)
-                                    : 0;
     double cap = floor(out->kv_capacity_bytes_per_gpu / out->kv_stage_bytes_per_token_per_gpu);
     double per_seq = (double)context_len;
     if (o->block_size > 1) {
@@ -585,6 +578,18 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
         out->max_batch = floor(out->kv_capacity_bytes_per_gpu /
                                (per_seq * out->kv_stage_bytes_per_token_per_gpu + seq_state)) *
                          (double)sh.attn_dp;
+    }
+    /* the pool's K/V tokens count no state: the simulator takes a sequence's states (its own and
+     * speculation's copies) from the same blocks, in whole blocks where the pool is paged (sim.c
+     * state_blocks), as vLLM's hybrid allocator does, so a reader needs them in tokens to see how
+     * many sequences the tokens hold (a review: Qwen3-Next's 4.4 M tokens at TP 2 read as 1,074
+     * sequences of 4,096 where 771 fit; the diff's review: copies and blocks left out, 1,114
+     * against 493 with MTP) */
+    out->state_tokens_per_seq = 0;
+    if (seq_state > 0 && out->kv_stage_bytes_per_token_per_gpu > 0) {
+        const double t = seq_state / out->kv_stage_bytes_per_token_per_gpu;
+        const double bs = o->block_size > 1 ? (double)o->block_size : 1.0;
+        out->state_tokens_per_seq = ceil(t / bs - 1e-9) * bs;
     }
     if (out->free_bytes_per_gpu <= 0)
         out->fit = LLMROOF_FIT_WEIGHTS;

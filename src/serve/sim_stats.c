@@ -800,9 +800,14 @@ static void overload_metrics(struct runner *r)
      * TGI requests of 120,000 tokens at 0.05/s, 13.4 s of prefill each, busy 73% of the window,
      * ended it with 4 more in the system than at its middle and read "overloaded", where 100 at
      * that rate keep up (a review of session 63) */
+    /* (a pipeline's lanes each count the time their own micro-batch computes while the clock moves
+     * by the whole span, so a saturated PP-4 server reads busy 0.78: there the busy share proves
+     * nothing near the bound, as before session 64, and only far below it does it count: the
+     * diff's review found 200 requests/s on 4 stages, a queue growing by 43 a second, read "at
+     * capacity, too close to call" once this rule applied at every load) */
     const bool completions_lag = win >= life_s && falls_short &&
                                  (double)(in_end - in_mid) > (far_below ? noise : 0.0) &&
-                                 (r->c->disaggregated || busy >= 0.9);
+                                 (r->c->disaggregated || busy >= 0.9 || (r->lanes > 1 && !far_below));
     /* A queue of requests waiting for their first iteration forms only where the instance cannot
      * take them (its sequences, KV or token budget spent); a server that keeps up drains it, one
      * that is behind sees it grow by the arrivals less its completions. The waiting count's

@@ -492,9 +492,11 @@ static void speculation_keeps_a_recurrent_state_per_draft_position(void **state)
     assert_rel_close(one.state_bytes_per_seq_per_gpu, 9879552.0, 1e-12);
     assert_rel_close(four.state_bytes_per_seq_per_gpu, 9879552.0, 1e-12); /* one state's figure */
     assert_rel_close(one.kv_bytes_per_token_per_gpu, 12288.0, 1e-12);
-    /* the state in the pool's K/V tokens, which kv_capacity_tokens does not take out: 9,879,552 /
-     * 12,288 = 804 exactly (50.25 blocks of 16, the 51 below once whole blocks) */
-    assert_rel_close(one.state_tokens_per_seq, 804.0, 0);
+    /* the states in the pool's K/V tokens, which kv_capacity_tokens does not take out: 9,879,552 /
+     * 12,288 = 804 tokens, 50.25 blocks of 16, so 51 whole blocks = 816 tokens; with 3 copies
+     * 4 x 804 = 3,216, 201 blocks exactly */
+    assert_rel_close(one.state_tokens_per_seq, 816.0, 0);
+    assert_rel_close(four.state_tokens_per_seq, 3216.0, 0);
     const double blocks = one.kv_capacity_tokens_replica / 16.0;
     assert_rel_close(one.max_batch, floor(blocks / (128.0 + 51.0)), 1e-12);
     assert_rel_close(four.max_batch, floor(blocks / (128.0 + 201.0)), 1e-12);
