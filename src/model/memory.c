@@ -329,6 +329,16 @@ double memory_kv_tokens_held(const struct llmroof_model *m, const struct llmroof
 }
 
 /* Recurrent state elements one sequence holds on one GPU of the fullest stage (TP splits the heads). */
+/* Stage s's recurrent state elements of one sequence on one of its GPUs. */
+static double one_stage_state_elems(const struct llmroof_model *m, const struct llmroof_shard *sh, long s)
+{
+    if (!layers_patterned(m))
+        return 0;
+    const long L = m->layers, pp = sh->pp > 0 ? sh->pp : 1, base = L / pp, extra = L % pp;
+    const long start = s * base + (s < extra ? s : extra), n = base + (s < extra ? 1 : 0);
+    return layers_count(m, start, n).linear * layers_state_elems_rank(m, sh->tp);
+}
+
 static double stage_state_elems(const struct llmroof_model *m, const struct llmroof_shard *sh)
 {
     if (!layers_patterned(m))
@@ -490,6 +500,16 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     const long npp = sh.pp > 0 ? sh.pp : 1;
     double best = 0, stage_w = out->weights_bytes_per_gpu, stage_pool = -1, stage_full = 0;
     int bind = -1;
+    /* A hybrid model's stages hold different mixes of attention and recurrent layers, so the one
+     * that binds holds the fewest sequences at the context, each its own layers' K/V and states
+     * (and speculation's copies), not the fewest tokens: Nemotron-Nano-9B-v2 at PP 4 had taken the
+     * first stage's 8 Mamba layers' states beside the second's K/V, 2,400 sequences where the
+     * second stage's own 2 attention and 6 Mamba layers hold 2,932 (a review of session 64).
+     * A stage of recurrent layers alone holds states only: its sequences cap the batch too. */
+    const double sb0 = ops_state_elem_bytes(m, dt);
+    const double copies0 = memory_spec_states(o->spec_states, o->spec_state_per_token);
+    const bool states = sb0 > 0 && stage_state_elems(m, &sh) > 0;
+    double state_only_seqs = -1; /* the fewest sequences of a stage without K/V (-1: none) */
     for (long s = 0; s < npp; s++) {
         const double ws_s = stage_weights(m, &sh, dt, (int)s);
         double fr = out->usable_bytes - ws_s - out->workspace_bytes_per_gpu - out->reserve_bytes_per_gpu -
@@ -506,11 +526,18 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
         const double full = one_stage_kv_bytes(m, &sh, s, 1.0, kvb) + dkv;
         if (stage_pool < 0 && ws_s == out->weights_bytes_per_gpu)
             stage_pool = pool; /* the fullest stage's: the figure where no stage holds K/V */
-        if (!(full > 0)) /* recurrent layers only: no K/V blocks here */
+        const double st = states ? one_stage_state_elems(m, &sh, s) * sb0 * (1.0 + copies0) : 0.0;
+        if (!(full > 0)) { /* recurrent layers only: no K/V blocks here, its states alone */
+            if (st > 0 && (state_only_seqs < 0 || pool / st < state_only_seqs))
+                state_only_seqs = pool / st;
             continue;
-        if (bind < 0 || pool / full < best) {
+        }
+        const double fit = states ? pool / (one_stage_kv_bytes(m, &sh, s, (double)context_len, kvb) +
+                                            dkv * (double)context_len + st)
+                                  : pool / full;
+        if (bind < 0 || fit < best) {
             bind = (int)s;
-            best = pool / full;
+            best = fit;
             stage_w = ws_s;
             stage_pool = pool;
             stage_full = full;
@@ -528,7 +555,9 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
      * window at its own where the engine holds it apart (ops_state_elem_bytes) */
     const double sb = ops_state_elem_bytes(m, dt);
     out->state_bytes_per_seq = arch_state_elems_per_seq(m) * sb;
-    out->state_bytes_per_seq_per_gpu = stage_state_elems(m, &sh) * sb;
+    /* the binding stage's states, as its pool holds them beside its K/V (without K/V anywhere, the
+     * fullest stage's) */
+    out->state_bytes_per_seq_per_gpu = (bind >= 0 ? one_stage_state_elems(m, &sh, bind) : stage_state_elems(m, &sh)) * sb;
 
     double cap = floor(out->kv_capacity_bytes_per_gpu / out->kv_stage_bytes_per_token_per_gpu);
     double per_seq = (double)context_len;
@@ -579,6 +608,9 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
                                (per_seq * out->kv_stage_bytes_per_token_per_gpu + seq_state)) *
                          (double)sh.attn_dp;
     }
+    /* a stage of recurrent layers alone caps the sequences by its states */
+    if (state_only_seqs >= 0 && out->max_batch > floor(state_only_seqs + 1e-9) * (double)sh.attn_dp)
+        out->max_batch = floor(state_only_seqs + 1e-9) * (double)sh.attn_dp;
     /* the pool's K/V tokens count no state: the simulator takes a sequence's states (its own and
      * speculation's copies) from the same blocks, in whole blocks where the pool is paged (sim.c
      * state_blocks), as vLLM's hybrid allocator does, so a reader needs them in tokens to see how

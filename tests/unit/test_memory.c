@@ -592,6 +592,34 @@ static void an_mtp_head_under_pp_caches_one_layer_of_its_stage(void **state)
  * The figure of stage 1's weights over stage 0's K/V, the fullest of each, had given
  * 62,681,565,184 / 35,712 = 1,755,196 tokens, 3.3% fewer than either stage holds; at 2,048 tokens a
  * sequence 857 where 885 fit. */
+/* A hybrid model's pipeline stages hold different mixes of attention and Mamba layers: the stage
+ * that binds is the one holding the fewest sequences of its own K/V and states (a review of session
+ * 64: the first stage's 8 Mamba layers' states had been charged beside the second's K/V).
+ * Nemotron-Nano-9B-v2 at PP 4 (stages of 0+8, 2+6, 2+6 and 0+7 attention + Mamba layers), context
+ * 1,000, 16 bits: a Mamba layer's state 2,695,168 B, an attention layer's K/V 2 x 8 x 128 x 2 =
+ * 4,096 B a token. Stage 1 holds 2 x 4,096 x 1,000 = 8,192,000 B of K/V and 6 x 2,695,168 =
+ * 16,171,008 B of states a sequence; stage 0's states alone, 21,561,344 B, against a pool that
+ * holds more sequences than stage 1's. */
+static void a_hybrid_pipeline_stage_binds_with_its_own_states(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *m = model(&cat, "nemotron-nano-9b-v2");
+    const struct llmroof_layout lay = { .tp = 1, .pp = 4, .ep = 1 };
+    const struct llmroof_dtypes dt = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
+                                       LLMROOF_ACT_QUANT_SEPARATE, false };
+    const struct llmroof_mem_opts o = memory_default_opts();
+    struct llmroof_memory mem;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(memory_eval_layout(m, gpu(&cat, "h100"), &lay, &dt, 1000, &o, &mem, &err), 0);
+    assert_int_equal(mem.kv_stage, 1);
+    assert_rel_close(mem.kv_stage_bytes_per_token_per_gpu, 8192.0, 1e-12);
+    assert_rel_close(mem.state_bytes_per_seq_per_gpu, 16171008.0, 0);
+    assert_rel_close(mem.max_batch, floor(mem.kv_capacity_bytes_per_gpu / (8192000.0 + 16171008.0)), 0);
+    catalog_free(&cat);
+}
+
 static void the_tightest_pipeline_stage_sets_the_kv_blocks(void **state)
 {
     (void)state;
@@ -907,6 +935,7 @@ int main(void)
         cmocka_unit_test(a_split_lm_head_buffers_every_replicas_logits),
         cmocka_unit_test(prepared_held_tokens_match_the_direct_count),
         cmocka_unit_test(the_tightest_pipeline_stage_sets_the_kv_blocks),
+        cmocka_unit_test(a_hybrid_pipeline_stage_binds_with_its_own_states),
         cmocka_unit_test(a_rank_sizes_its_workspace_from_its_whole_share),
         cmocka_unit_test(a_per_operator_checkpoint_stores_every_quantized_module_at_its_bits),
     };
