@@ -339,19 +339,13 @@ static double one_stage_state_elems(const struct llmroof_model *m, const struct 
     return layers_count(m, start, n).linear * layers_state_elems_rank(m, sh->tp);
 }
 
+/* The most state elements one sequence keeps on a GPU of any stage. */
 static double stage_state_elems(const struct llmroof_model *m, const struct llmroof_shard *sh)
 {
-    if (!layers_patterned(m))
-        return 0;
-    const long L = m->layers, pp = sh->pp > 0 ? sh->pp : 1, base = L / pp, extra = L % pp;
-    const double tp = sh->tp > 0 ? (double)sh->tp : 1.0;
+    const long pp = sh->pp > 0 ? sh->pp : 1;
     double best = 0;
-    for (long s = 0; s < pp; s++) {
-        const long start = s * base + (s < extra ? s : extra), n = base + (s < extra ? 1 : 0);
-        const double e = layers_count(m, start, n).linear * layers_state_elems_rank(m, (int)tp);
-        if (e > best)
-            best = e;
-    }
+    for (long s = 0; s < pp; s++)
+        best = fmax(best, one_stage_state_elems(m, sh, s));
     return best;
 }
 
@@ -506,9 +500,9 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
      * first stage's 8 Mamba layers' states beside the second's K/V, 2,400 sequences where the
      * second stage's own 2 attention and 6 Mamba layers hold 2,932 (a review of session 64).
      * A stage of recurrent layers alone holds states only: its sequences cap the batch too. */
-    const double sb0 = ops_state_elem_bytes(m, dt);
-    const double copies0 = memory_spec_states(o->spec_states, o->spec_state_per_token);
-    const bool states = sb0 > 0 && stage_state_elems(m, &sh) > 0;
+    const double sb = ops_state_elem_bytes(m, dt);
+    const double copies = memory_spec_states(o->spec_states, o->spec_state_per_token);
+    const bool states = sb > 0 && stage_state_elems(m, &sh) > 0;
     double state_only_seqs = -1; /* the fewest sequences of a stage without K/V (-1: none) */
     for (long s = 0; s < npp; s++) {
         const double ws_s = stage_weights(m, &sh, dt, (int)s);
@@ -526,7 +520,7 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
         const double full = one_stage_kv_bytes(m, &sh, s, 1.0, kvb) + dkv;
         if (stage_pool < 0 && ws_s == out->weights_bytes_per_gpu)
             stage_pool = pool; /* the fullest stage's: the figure where no stage holds K/V */
-        const double st = states ? one_stage_state_elems(m, &sh, s) * sb0 * (1.0 + copies0) : 0.0;
+        const double st = states ? one_stage_state_elems(m, &sh, s) * sb * (1.0 + copies) : 0.0;
         if (!(full > 0)) { /* recurrent layers only: no K/V blocks here, its states alone */
             if (st > 0 && (state_only_seqs < 0 || pool / st < state_only_seqs))
                 state_only_seqs = pool / st;
@@ -553,7 +547,6 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     /* recurrent layers: one state per sequence, whatever its length (layers.h) */
     /* at the state dtype (--state-dtype, default the model's: ops_state_bytes), the convolution
      * window at its own where the engine holds it apart (ops_state_elem_bytes) */
-    const double sb = ops_state_elem_bytes(m, dt);
     out->state_bytes_per_seq = arch_state_elems_per_seq(m) * sb;
     /* the binding stage's states, as its pool holds them beside its K/V (without K/V anywhere, the
      * fullest stage's) */
@@ -593,7 +586,7 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     }
     /* a sequence's states: its own, and under speculative decoding one per draft position, or one per
      * verified token (memory_spec_states), each with its convolution window (layers_state_elems) */
-    out->state_copies = out->state_bytes_per_seq_per_gpu > 0 ? memory_spec_states(o->spec_states, o->spec_state_per_token) : 0.0;
+    out->state_copies = out->state_bytes_per_seq_per_gpu > 0 ? copies : 0.0;
     const double seq_state = out->state_bytes_per_seq_per_gpu * (1.0 + out->state_copies);
     if (out->state_bytes_per_seq_per_gpu > 0 && o->block_size > 1 && out->kv_stage_bytes_per_token_per_gpu > 0) {
         /* each sequence holds its state beside its KV, in whole blocks of the pool as the simulator
