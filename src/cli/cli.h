@@ -16,6 +16,7 @@
 #include "model/memory.h"
 #include "base/sbuf.h"
 #include "render/table.h"
+#include "serve/sim.h"
 #include "serve/workload.h"
 
 struct rjdoc; /* llmroof/render_json.h */
@@ -249,13 +250,13 @@ int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, 
 int cli_double(struct cli *c, const char *opt, const char *arg, double min, double max, bool min_open, double *out);
 int cli_bytes(struct cli *c, const char *opt, const char *arg, double *out);
 int cli_dtype(struct cli *c, const char *opt, const char *arg, enum llmroof_dtype *out);
-/* --kv-link of simulate and plan: nvlink, ib, pcie or a bandwidth in GB/s, into *bps. nvlink
- * needs NVLink on each of gpus[0..ngpus) (else a usage error naming the first without it, and,
- * from_list, the default --gpus list that holds it), sets
- * *nvlink (when not NULL) and *bps to gpus[0]'s link: a caller planning several GPUs takes each
- * one's own. */
+/* --kv-link of simulate and plan: nvlink, node, ib, pcie or a bandwidth in GB/s, into *kind (and
+ * *rate_Bps for a bandwidth, what transfers reach; the keywords are line rates, which
+ * sim_kv_link_Bps takes at each GPU's link efficiency). nvlink needs NVLink on each of
+ * gpus[0..ngpus) (else a usage error naming the first without it, and, from_list, the default
+ * --gpus list that holds it). */
 int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const *gpus, int ngpus, bool from_list,
-                double *bps, bool *nvlink);
+                enum sim_kv_link_kind *kind, double *rate_Bps);
 
 /* Shared model/GPU/dtype/efficiency options of estimate, memory and report. */
 struct cli_setup_opts {

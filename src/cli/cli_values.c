@@ -133,18 +133,17 @@ int cli_duration(struct cli *c, const char *opt, const char *arg, double max_s, 
     return 0;
 }
 
-/* --kv-link: nvlink (each prefill GPU's own NVLink from the catalog), node (each GPU's own
- * in-node link whatever it is: NVLink, xGMI or PCIe, so that one plan compares NVLink and AMD GPUs
- * each over its own; a review found nvlink refused for an MI300X and no way to name xGMI), ib
- * (400 Gb/s NDR, 50 GB/s per GPU), pcie (PCIe 4.0 x16, 32 GB/s per direction) or a bandwidth in
- * GB/s. */
+/* --kv-link: nvlink (each GPU's own NVLink from the catalog), node (each GPU's own in-node link
+ * whatever it is: NVLink, xGMI or PCIe, so that one plan compares NVLink and AMD GPUs each over its
+ * own; a review found nvlink refused for an MI300X and no way to name xGMI), ib (400 Gb/s NDR, 50
+ * GB/s per GPU), pcie (PCIe 4.0 x16, 32 GB/s per direction), net (the GPU's own network, the
+ * catalog's) or a bandwidth in GB/s; absent, SIM_KV_AUTO (sim.h). */
 #define KV_LINK_MIN_GBPS 0.1 /* 0.1 GB/s = 800 Mb/s, below gigabit Ethernet (0.125 GB/s): the slowest link served */
 int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const *gpus, int ngpus, bool from_list,
-                double *bps, bool *nvlink)
+                enum sim_kv_link_kind *kind, double *rate_Bps)
 {
     double v;
-    if (nvlink)
-        *nvlink = false;
+    *rate_Bps = 0;
     if (strcasecmp(arg, "nvlink") == 0) { /* as people write it: NVLink, IB, PCIe (a review) */
         for (int i = 0; i < ngpus; i++)
             if (gpus[i]->link != LLMROOF_LINK_NVLINK)
@@ -153,30 +152,29 @@ int cli_kv_link(struct cli *c, const char *arg, const struct llmroof_gpu *const 
                                        gpus[i]->id, link_name(gpus[i]->link),
                                        from_list ? ", node (each GPU's own link), or a --gpus list of NVLink GPUs (the default list has PCIe cards)"
                                        : ngpus > 1 ? ", or leave it out of the GPUs planned" : "");
-        *bps = ngpus > 0 ? gpus[0]->link_bw_Bps : 0;
-        if (nvlink)
-            *nvlink = true;
+        *kind = SIM_KV_NODE;
     } else if (strcasecmp(arg, "node") == 0) {
-        *bps = ngpus > 0 ? gpus[0]->link_bw_Bps : 0;
-        if (nvlink)
-            *nvlink = true; /* each GPU's own link, as nvlink's */
+        *kind = SIM_KV_NODE; /* each GPU's own link, as nvlink's */
     } else if (strcasecmp(arg, "ib") == 0) {
-        *bps = 50e9;
+        *kind = SIM_KV_IB;
+    } else if (strcasecmp(arg, "net") == 0) {
+        *kind = SIM_KV_NET;
     } else if (strcasecmp(arg, "pcie") == 0) {
-        *bps = 32e9;
+        *kind = SIM_KV_PCIE;
     } else if (parse_double(arg, &v) && v >= KV_LINK_MIN_GBPS && v <= 100000) {
-        *bps = v * 1e9;
+        *kind = SIM_KV_RATE;
+        *rate_Bps = v * 1e9;
     } else if (parse_double(arg, &v) && v < KV_LINK_MIN_GBPS) {
         /* a near-zero link makes every hand-over take years of simulated time (1e-9 GB/s:
          * 4.8e9 s): a typo, not a network */
         return cli_usage_error(c, "option '--kv-link': %s GB/s is below the floor of %g GB/s (1 Gb/s Ethernet carries "
-                                  "0.125 GB/s); give a bandwidth in [%g, 100000] GB/s, or nvlink, node, ib or pcie",
+                                  "0.125 GB/s); give a bandwidth in [%g, 100000] GB/s, or nvlink, node, net, ib or pcie",
                                CLI_CLIP(arg), KV_LINK_MIN_GBPS, KV_LINK_MIN_GBPS);
     } else if (parse_double(arg, &v) && v > 100000) {
         return cli_usage_error(c, "option '--kv-link': %s GB/s is above the ceiling of 100000 GB/s; give a bandwidth "
-                                  "in [%g, 100000] GB/s, or nvlink, node, ib or pcie", CLI_CLIP(arg), KV_LINK_MIN_GBPS);
+                                  "in [%g, 100000] GB/s, or nvlink, node, net, ib or pcie", CLI_CLIP(arg), KV_LINK_MIN_GBPS);
     } else {
-        return cli_usage_error(c, "option '--kv-link': '%s' is not nvlink, node, ib, pcie or a bandwidth in GB/s",
+        return cli_usage_error(c, "option '--kv-link': '%s' is not nvlink, node, net, ib, pcie or a bandwidth in GB/s",
                                CLI_CLIP(arg));
     }
     return 0;

@@ -89,7 +89,7 @@ static const struct cli_opt plan_opts[] = {
     { OPT_PCT, "slo-percentile", 0, "pNN", "percentile the SLOs apply to: p50, p90, p95, p99 (default p90)", false },
     { OPT_WORKLOAD, "workload", 'w', "SPEC", "fixed:P:O, random:P:O[:R], chat, docqa, code, openorca, sharegpt[:P:O], lognormal:PM:P90:OM:O90[:MAX] or csv:FILE (default chat)", false },
     { OPT_THINK, "think", 0, "LO-HI", "users' pause between requests (default 1s-3s)", false },
-    { OPT_KVLINK, "kv-link", 0, "LINK", "disaggregated layouts' prefill-to-decode KV link: nvlink (each GPU's), node (each GPU's own in-node link: NVLink, xGMI, PCIe), ib, pcie or GB/s (default ib)", false },
+    { OPT_KVLINK, "kv-link", 0, "LINK", "disaggregated layouts' prefill-to-decode KV link: nvlink or node (each GPU's own in-node link: NVLink, xGMI, PCIe) where both pools fit one node, net (its network), ib, pcie, or GB/s as reached (default: node where they fit, else net)", false },
     { OPT_GPN, "gpus-per-node", 0, "N", "GPUs in one node, for every GPU (default: each GPU's catalog gpus_per_node)", false },
     { OPT_PRICE, "price", 0, "LIST", "GPU=USD per GPU-hour, comma-separated, e.g. a100=1.8,a40=0.9", false },
     { OPT_FAST, "fast", 0, NULL, "with --users: analytic steady state instead of simulation (means, for sweeps)", false },
@@ -380,10 +380,10 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
         return rc;
     if (x->kvlink && !(x->in.rate_qps > 0))
         return cli_usage_error(c, "option '--kv-link' sets the disaggregated layouts' link, which only --rate plans compare");
-    if (x->kvlink && (rc = cli_kv_link(c, x->kvlink, x->in.gpus, x->in.ngpus, x->gpus == NULL, &x->in.sim.kv_link_Bps,
-                                    &x->in.kv_link_nvlink)))
+    if (x->kvlink && (rc = cli_kv_link(c, x->kvlink, x->in.gpus, x->in.ngpus, x->gpus == NULL, &x->in.kv_link_kind,
+                                    &x->in.kv_link_rate_Bps)))
         return rc;
-    x->in.kv_link = x->kvlink ? x->kvlink : "ib";
+    x->in.kv_link = x->kvlink;
     if (x->kvlink && x->s.eff.engine && !x->s.eff.engine->disaggregation)
         fprintf(c->errf, "llmroof: warning: option '--kv-link' has no effect: engine '%s' serves no disaggregated prefill "
                          "and decode pools, so the plan compares none\n", x->s.eff.engine->id);

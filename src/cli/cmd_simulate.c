@@ -430,31 +430,40 @@ static int parse_pool(struct cli *c, const char *opt, const char *arg, const str
     return 0;
 }
 
-/* --kv-link of the pools: nvlink needs both pools' GPUs to be one NVLink GPU, and a prefill and a
- * decode instance to fit one NVLink domain together (the catalog's domain_gpus, else the node):
- * a TP-8 pair on 8-GPU HGX nodes hands over across the network, an H100 to an L4 over no NVLink */
+/* --kv-link of the pools (absent: SIM_KV_AUTO, the in-node link where both pools fit one node, the
+ * prefill GPU's network beyond), into the run's rate per GPU pair
+ * (sim_kv_link_Bps): nvlink and node need both pools' GPUs to be one GPU kind, and every instance of
+ * both pools in one NVLink domain (the catalog's domain_gpus, else the node) for the hand-over to
+ * stay on it: a TP-8 pair on 8-GPU HGX nodes, or 1 + 3 TP-4 instances on two nodes, hand over across
+ * the network, an H100 to an L4 over no NVLink */
 static int kv_link_pools(struct cli *c, struct ctx *x)
 {
-    const struct llmroof_gpu *gp = x->cfg.prefill.setup.gpu, *gd = x->cfg.decode.setup.gpu;
-    bool nv = false;
+    const struct llmroof_setup *ps = &x->cfg.prefill.setup;
+    const struct llmroof_gpu *gp = ps->gpu, *gd = x->cfg.decode.setup.gpu;
+    enum sim_kv_link_kind kind = SIM_KV_AUTO;
+    double rate = 0;
     /* the prefill GPU's link; a decode GPU of another kind is refused below, whatever its link
      * (a list of two had borrowed plan's "leave it out of the GPUs planned", a review found) */
-    int rc = cli_kv_link(c, x->kvlink, (const struct llmroof_gpu *[]){ gp }, 1, false, &x->cfg.kv_link_Bps, &nv);
-    if (rc || !nv)
+    int rc = x->kvlink ? cli_kv_link(c, x->kvlink, (const struct llmroof_gpu *[]){ gp }, 1, false, &kind, &rate) : 0;
+    if (rc)
         return rc;
-    if (gp != gd)
+    const long total = (long)x->cfg.prefill.instances * sim_setup_gpus(ps) +
+                       (long)x->cfg.decode.instances * sim_setup_gpus(&x->cfg.decode.setup);
+    if (kind == SIM_KV_NODE && gp != gd)
         return cli_usage_error(c, "option '--kv-link': %s joins GPUs of one kind in one node or domain; the "
                                   "prefill pool runs on %s and the decode pool on %s: use ib, pcie or a GB/s figure",
                                x->kvlink, gp->id, gd->id);
-    const int dom = gp->domain_gpus > 0 ? gp->domain_gpus : gp->gpus_per_node;
-    const int pair = sim_setup_gpus(&x->cfg.prefill.setup) + sim_setup_gpus(&x->cfg.decode.setup);
-    if (pair > dom) {
+    if (kind == SIM_KV_AUTO && gp != gd)
+        kind = SIM_KV_NET; /* pools of two GPU kinds: no shared in-node link assumed */
+    x->cfg.kv_link_Bps = sim_kv_link_Bps(kind, rate, ps, total);
+    if (kind == SIM_KV_NODE && !sim_kv_link_in_domain(kind, ps, total)) {
         /* as plan costs it (plan_kv_link_Bps): the hand-over crosses the network, said here (it
          * had been refused, so a plan's own rerun line with --kv-link nvlink failed: a review) */
-        x->cfg.kv_link_Bps = gp->net_bw_Bps > 0 ? gp->net_bw_Bps : 50e9;
-        fprintf(c->errf, "llmroof: note: option '--kv-link': a prefill and a decode instance take %d GPUs, more than "
-                         "the %d of one %s of %s: their hand-over crosses the network at %.0f GB/s per GPU pair\n",
-                pair, dom, gp->link == LLMROOF_LINK_NVLINK && gp->domain_gpus > 0 ? "NVLink domain" : "node", gp->id,
+        const int dom = gp->domain_gpus > 0 ? gp->domain_gpus : gp->gpus_per_node;
+        fprintf(c->errf, "llmroof: note: option '--kv-link': the two pools take %ld GPUs, more than the %d of one %s "
+                         "of %s, and the router sends a prompt to any decode instance: hand-overs cross the network "
+                         "at %.3g GB/s per GPU pair\n",
+                total, dom, gp->link == LLMROOF_LINK_NVLINK && gp->domain_gpus > 0 ? "NVLink domain" : "node", gp->id,
                 x->cfg.kv_link_Bps / 1e9);
     }
     return 0;
@@ -698,7 +707,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_ROUTER, "router", 0, "NAME", "round-robin (default), least-loaded or prefix-affinity", false },
         { OPT_PPOOL, "prefill-pool", 0, "N[:GPU[:TP[:LAYOUT]]]", "disaggregated: N prefill instances (default GPU and TP: -g, -t; LAYOUT its own epN+dpa+ppN or moetpN+dpa, default --ep/--pp/--dp-attention/--moe-tp)", false },
         { OPT_DPOOL, "decode-pool", 0, "N[:GPU[:TP[:LAYOUT]]]", "disaggregated: N decode instances (as --prefill-pool)", false },
-        { OPT_KVLINK, "kv-link", 0, "LINK", "prefill-to-decode KV link: nvlink, node (the GPU's own in-node link: NVLink, xGMI, PCIe), ib, pcie or GB/s (default ib)", false },
+        { OPT_KVLINK, "kv-link", 0, "LINK", "prefill-to-decode KV link: nvlink or node (the GPU's own in-node link: NVLink, xGMI, PCIe) where both pools fit one node, net (its network), ib, pcie, or GB/s as reached (default: node where they fit, else net)", false },
     };
     cli_setup_defaults(&x->s);
     sim_default_config(&x->cfg);
@@ -1030,7 +1039,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     if (!rc && x->ppool) {
         x->cfg.disaggregated = true;
         if (!(rc = parse_pool(c, "prefill-pool", x->ppool, x, &x->cfg.prefill)) &&
-            !(rc = parse_pool(c, "decode-pool", x->dpool, x, &x->cfg.decode)) && x->kvlink)
+            !(rc = parse_pool(c, "decode-pool", x->dpool, x, &x->cfg.decode)))
             rc = kv_link_pools(c, x);
     }
     if (!rc && x->cfg.warmup_requests > 0 &&

@@ -218,6 +218,11 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
          * are on g, whose budget (or the row's) is the run's */
         sim_pool_engine(&sc, &sc.prefill, e, true);
         sim_pool_engine(&sc, &sc.decode, e, true);
+        /* the hand-over as simulate's default link takes it (sim_kv_link_Bps): DistServe places a
+         * prefill and a decode instance in one node and hands over on NVLink */
+        sc.kv_link_Bps = sim_kv_link_Bps(SIM_KV_AUTO, 0, &sc.prefill.setup,
+                                         (long)c->pre_n * sim_setup_gpus(&sc.prefill.setup) +
+                                             (long)c->dec_n * sim_setup_gpus(&sc.decode.setup));
     }
     if (c->spec_kind) {
         sc.spec = (struct sim_spec){ (enum sim_spec_kind)c->spec_kind, c->spec_k, c->spec_alpha, NULL, 0, 0,

@@ -56,8 +56,9 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
     if (r->open_loop) {
         cJSON *x = cJSON_AddObjectToObject(o, "load");
         cJSON_AddNumberToObject(x, "window_s", r->window_s);
-        /* arrivals at one instant (one request, a trace's burst) leave no window: its rates are
-         * null, not 0 requests/s, and the run is not judged (overloaded false) */
+        /* arrivals at one instant (one request, a trace's burst), or every request rejected for
+         * its length, leave no window: its rates are null, not 0 requests/s, and the run is not
+         * judged (overloaded false) */
         const bool win = r->window_s > 0;
         const struct { const char *key; double v; } rates[] = {
             { "offered_rate_qps", r->offered_rate_qps },     { "completed_rate_qps", r->sustained_rate_qps },
@@ -485,7 +486,7 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
     cJSON_AddNumberToObject(o, "tpot_slo_s", in->tpot_slo_s);
     cJSON_AddNumberToObject(o, "percentile", in->percentile);
     if (in->rate_qps > 0) /* disaggregated rows carry their link's bandwidth */
-        cJSON_AddStringToObject(o, "kv_link", in->kv_link ? in->kv_link : "ib");
+        cJSON_AddStringToObject(o, "kv_link", in->kv_link ? in->kv_link : "auto");
     /* the node size every row shares (--gpus-per-node, or the GPUs' common catalog value); each
      * option carries its own */
     const int gpn = plan_shared_node_gpus(in);

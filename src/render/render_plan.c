@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "render/render_report.h"
 #include "render/render_sim.h"
@@ -251,19 +252,37 @@ static void slo_text(double s, char *buf, size_t n)
         snprintf(buf, n, "%g ms", s * 1e3);
 }
 
-/* "ib, 50 GB/s per GPU pair", "each GPU's NVLink ...", "20 GB/s per GPU pair": what a disaggregated
- * hand-over crosses */
+/* "each GPU's own network ...", "each GPU's NVLink ...", "20 GB/s per GPU pair": what a
+ * disaggregated hand-over crosses (sim_kv_link_Bps); each row's kv_link_Bps is its rate */
 static const char *kv_link_phrase(const struct plan_input *in, char *buf, size_t n)
 {
-    const char *k = in->kv_link ? in->kv_link : "ib";
-    if (in->kv_link_nvlink && strcmp(k, "node") == 0)
-        snprintf(buf, n, "each GPU's own link within a node or domain (NVLink, xGMI, PCIe), ib beyond");
-    else if (in->kv_link_nvlink)
-        snprintf(buf, n, "each GPU's NVLink within a domain, ib beyond");
-    else if (strcmp(k, "ib") == 0 || strcmp(k, "pcie") == 0)
-        snprintf(buf, n, "%s, %.0f GB/s per GPU pair", k, in->sim.kv_link_Bps / 1e9);
-    else
-        snprintf(buf, n, "%.3g GB/s per GPU pair", in->sim.kv_link_Bps / 1e9);
+    const char *k = in->kv_link ? in->kv_link : "";
+    switch (in->kv_link_kind) {
+    case SIM_KV_NODE:
+        if (strcasecmp(k, "node") == 0)
+            snprintf(buf, n, "each GPU's own link (NVLink, xGMI, PCIe) where both pools fit one node or domain, its "
+                             "network beyond");
+        else
+            snprintf(buf, n, "each GPU's NVLink where both pools fit one domain, its network beyond");
+        break;
+    case SIM_KV_IB:
+        snprintf(buf, n, "ib, 50 GB/s per GPU pair at each GPU's link efficiency");
+        break;
+    case SIM_KV_PCIE:
+        snprintf(buf, n, "pcie, 32 GB/s per GPU pair at each GPU's link efficiency");
+        break;
+    case SIM_KV_RATE:
+        snprintf(buf, n, "%.3g GB/s per GPU pair", in->kv_link_rate_Bps / 1e9);
+        break;
+    case SIM_KV_NET:
+        snprintf(buf, n, "each GPU's own network (its catalog entry) at its link efficiency");
+        break;
+    case SIM_KV_AUTO:
+    default:
+        snprintf(buf, n, "each GPU's own link where both pools fit one node or domain, its network beyond, at its "
+                         "link efficiency");
+        break;
+    }
     return buf;
 }
 

@@ -466,7 +466,8 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         table_row(&t);
         table_str(&t, "overloaded");
         table_str(&t, "n/a");
-        table_str(&t, "the arrivals share one instant: no load window to judge");
+        table_str(&t, r->completed == 0 && r->errors > 0 ? "every request was rejected (see the warning): no service to judge"
+                                                         : "the arrivals share one instant: no load window to judge");
     } else if (r->open_loop) {
         q(&t, "load_window", r->window_s, "s, the second half of the arrivals");
         q(&t, "offered_rate", r->offered_rate_qps, "requests/s arriving (second half of the arrivals)");

@@ -46,9 +46,12 @@ struct plan_input {
                                       (LLMROOF_ESTOPPED) */
     bool keep_budget, keep_seqs;   /* --max-batched-tokens / --max-seqs given: the engine
                                       profile's defaults do not replace them */
-    bool kv_link_nvlink;           /* --kv-link nvlink: each GPU's own NVLink carries the
-                                      disaggregated hand-over; else sim.kv_link_Bps (IB by default) */
-    const char *kv_link;           /* the link as given: nvlink, ib, pcie or GB/s (NULL: ib) */
+    enum sim_kv_link_kind kv_link_kind; /* --kv-link: the disaggregated hand-over's link (default
+                                      SIM_KV_NET, each GPU's own network), taken per layout at its
+                                      GPU's efficiency and placement (plan_kv_link_Bps) */
+    double kv_link_rate_Bps;       /* with SIM_KV_RATE: the rate given */
+    const char *kv_link;           /* the link as given: nvlink, node, ib, pcie or GB/s (NULL: the
+                                      GPU's network) */
     const char *rerun_args;        /* the plan's options that simulate takes too, as shell words
                                       ("--model llama-3.1-8b --seed 7"), for the rerun hints; NULL:
                                       the hints name them ("with the plan's model, GPU and options") */
@@ -81,10 +84,12 @@ struct plan_input {
  * on GPUs of 70 GiB or more), as `simulate -e` sets them. setup is left to the caller. */
 struct sim_config plan_sim_config(const struct plan_input *in, const struct llmroof_gpu *g);
 
-/* The prefill-to-decode KV link of a disaggregated layout on g whose prefill and decode instances
- * take tp_p and tp_d GPUs, bytes/s per GPU pair: with --kv-link nvlink g's NVLink where the pair
- * fits one NVLink domain (the catalog's domain_gpus, else the node), else InfiniBand's 50 GB/s. */
-double plan_kv_link_Bps(const struct plan_input *in, const struct llmroof_gpu *g, int tp_p, int tp_d);
+/* The prefill-to-decode KV link of a disaggregated layout of n_p prefill instances of setup sp and
+ * n_d decode instances of sd, bytes/s per GPU pair, what a hand-over reaches (sim_kv_link_Bps):
+ * with --kv-link nvlink or node the GPU's own link where every instance fits one NVLink domain (the
+ * catalog's domain_gpus, else the node), else its network. */
+double plan_kv_link_Bps(const struct plan_input *in, const struct llmroof_setup *sp, long n_p,
+                        const struct llmroof_setup *sd, long n_d);
 
 /* The token budget and sequence limit of a whole instance of `attn_dp` attention ranks on g:
  * each rank's share (sim_rank_share: the profile's per-rank limits for an engine that states

@@ -35,14 +35,11 @@ struct sim_config plan_sim_config(const struct plan_input *in, const struct llmr
     return c;
 }
 
-double plan_kv_link_Bps(const struct plan_input *in, const struct llmroof_gpu *g, int tp_p, int tp_d)
+double plan_kv_link_Bps(const struct plan_input *in, const struct llmroof_setup *sp, long n_p,
+                        const struct llmroof_setup *sd, long n_d)
 {
-    if (!in->kv_link_nvlink)
-        return in->sim.kv_link_Bps;
-    /* a prefill and a decode instance in one NVLink domain hand over on it; a pair that cannot
-     * share one (2 x TP 8 on 8-GPU HGX nodes) crosses the network: 400 Gb/s NDR per GPU */
-    const int dom = g->domain_gpus > 0 ? g->domain_gpus : plan_node_gpus(in, g);
-    return tp_p + tp_d <= dom ? g->link_bw_Bps : g->net_bw_Bps > 0 ? g->net_bw_Bps : 50e9;
+    const long total = n_p * sim_setup_gpus(sp) + (n_d > 0 ? n_d : 1) * sim_setup_gpus(sd);
+    return sim_kv_link_Bps(in->kv_link_kind, in->kv_link_rate_Bps, sp, total);
 }
 
 void plan_instance_limits(const struct plan_input *in, const struct llmroof_gpu *g, int attn_dp, long *max_seqs,

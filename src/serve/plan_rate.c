@@ -116,7 +116,7 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
         /* (both pools on g: the run's budget is theirs) */
         c.prefill = (struct sim_pool){ plan_setup_for(in, g, tp_p), (int)x, 0 };
         c.decode = (struct sim_pool){ plan_setup_for(in, g, tp_d), y > 0 ? (int)y : 1, 0 };
-        c.kv_link_Bps = plan_kv_link_Bps(in, g, sim_setup_gpus(&c.prefill.setup), sim_setup_gpus(&c.decode.setup));
+        c.kv_link_Bps = plan_kv_link_Bps(in, &c.prefill.setup, x, &c.decode.setup, y);
         c.first_token_only = y == 0;
     } else {
         c.instances = (int)x;
@@ -634,7 +634,7 @@ static int plan_rate_disagg(const struct plan_input *in, int gi, int tp_p, long 
     o->disagg = true;
     {
         const struct llmroof_setup sp = plan_setup_for(in, g, tp_p), sd = plan_setup_for(in, g, tp_d);
-        o->kv_link_Bps = plan_kv_link_Bps(in, g, sim_setup_gpus(&sp), sim_setup_gpus(&sd));
+        o->kv_link_Bps = plan_kv_link_Bps(in, &sp, x, &sd, y);
     }
     o->prefill_tp = lay_n(tp_p);
     o->prefill_mode = lay_mode(tp_p);

@@ -1281,8 +1281,8 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     if (e->sh.attn_dp > 1 && (!(e->rb = calloc((size_t)e->sh.attn_dp, sizeof *e->rb)) ||
                               !(e->rdec = calloc((size_t)e->sh.attn_dp, sizeof *e->rdec))))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
-    /* a decode instance's incoming KV links, one a replica */
-    if (c->disaggregated && pool == 1 &&
+    /* a decode instance's incoming KV links and a prefill instance's outgoing ones, one a replica */
+    if (c->disaggregated &&
         !(e->links = calloc((size_t)(e->sh.attn_dp > 1 ? e->sh.attn_dp : 1), sizeof *e->links)))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
     if (e->rb && c->prefill_first && !c->alternate_turns &&

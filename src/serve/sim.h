@@ -111,6 +111,24 @@ double sim_spec_expected_tokens(const struct sim_spec *sp);
  * SIM_SPEC_NONE. */
 struct llmroof_spec_decode sim_spec_decode(const struct sim_spec *sp, const struct llmroof_draft_head *head);
 
+/* The disaggregated hand-over's link (--kv-link): by default each GPU's own in-node link (NVLink,
+ * xGMI or PCIe) where both pools, of one GPU kind, fit one node or NVLink domain, else its network
+ * (the catalog's network entry); the network alone; 400 Gb/s InfiniBand NDR (50 GB/s per GPU);
+ * PCIe 4.0 x16 (32 GB/s); the in-node link asked for (nvlink, node); or a rate as given. */
+enum sim_kv_link_kind { SIM_KV_AUTO = 0, SIM_KV_NET, SIM_KV_IB, SIM_KV_PCIE, SIM_KV_NODE, SIM_KV_RATE };
+
+/* What a hand-over reaches per GPU pair over link `kind` (line_Bps: SIM_KV_RATE's figure, else
+ * unused) from a prefill instance of setup p: a line rate at p's link efficiency (eff.comm, at most
+ * COMM_PCIE_EFF over PCIe), as every other transfer the model times (docs/metrics.md
+ * "Disaggregated serving"); a given rate as it is. The in-node link needs both pools' instances,
+ * all of them, in one NVLink domain or node (gpus_total: their GPUs): the router sends a prompt to
+ * any decode instance, so beyond one domain most hand-overs cross the network, which is then used
+ * (a review of session 65 found 16 GPUs on two nodes handing over at NVLink's rate). */
+double sim_kv_link_Bps(enum sim_kv_link_kind kind, double line_Bps, const struct llmroof_setup *p, long gpus_total);
+/* Whether link `kind` (SIM_KV_AUTO, SIM_KV_NODE) runs on the in-node link for a deployment of
+ * gpus_total GPUs of p's kind. */
+bool sim_kv_link_in_domain(enum sim_kv_link_kind kind, const struct llmroof_setup *p, long gpus_total);
+
 /* One pool of identical instances (an aggregated cluster, or one side of a disaggregated one). */
 struct sim_pool {
     struct llmroof_setup setup;     /* GPU, TP, dtypes, efficiencies; model NULL: the config's setup */
@@ -196,7 +214,8 @@ struct sim_config {
     bool pd_kv_full_window;          /* disaggregated: the pools hold and send every layer's whole
                                         context, sliding-window layers too (engine pd_kv_full_window:
                                         vLLM's KV connectors turn the hybrid KV cache manager off) */
-    double kv_link_Bps;              /* per GPU pair, prefill -> decode (disaggregated) */
+    double kv_link_Bps;              /* per GPU pair, prefill -> decode (disaggregated): what a
+                                        hand-over reaches (sim_kv_link_Bps) */
     double kv_link_latency_s;        /* fixed cost of one KV transfer */
     bool prefix_cache;               /* reuse cached prefix blocks (vLLM automatic prefix caching) */
     /* where prefix_cache came from, so that the header and JSON say why it is on or off (a

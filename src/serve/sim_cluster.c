@@ -4,6 +4,7 @@
 #include "serve/sim_internal.h"
 
 #include "model/arch.h"
+#include "model/comm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -344,24 +345,32 @@ void sim_hand_over(struct runner *r, struct engine *p, struct rstate *rs, double
     dq_push_back(&d->handoff, rs); /* the caller starts what its pool has room for */
 }
 
-/* The earliest time at or after `now` that incoming link l (a decode replica's) is free for `dur`
- * seconds, taken. Instances run their steps whole, in the order the steps start, so a prefill
- * instance whose step ends earlier may hand over after one whose longer step ends later: its
- * transfer, due first, takes the link's idle gap before the other's rather than queueing behind a
- * transfer that has not started yet (one link, one transfer at a time, as before). When all
- * SIM_LINK_SPANS are held, two neighbours merge (below). */
-static double link_reserve(struct kv_link *l, double now, double dur)
+/* The earliest time at or after `now` at which KV link l (a decode replica's incoming one, or a
+ * prefill replica's outgoing one) is free for `dur` seconds. Instances run their steps whole, in the
+ * order the steps start, so a prefill instance whose step ends earlier may hand over after one whose
+ * longer step ends later: its transfer, due first, takes the link's idle gap before the other's
+ * rather than queueing behind a transfer that has not started yet (one link, one transfer at a
+ * time). */
+static double link_earliest(const struct kv_link *l, double now, double dur)
 {
     double t = now;
-    int i = 0;
-    for (; i < l->n; i++) {
+    for (int i = 0; i < l->n; i++) {
         if (l->span[i][1] <= t)
             continue; /* ended before t */
         if (l->span[i][0] >= t + dur)
             break; /* the gap before span i holds it */
         t = l->span[i][1];
     }
-    /* [t, t + dur) goes at i: after every span ending by t, before span i */
+    return t;
+}
+
+/* Takes [t, t + dur) on link l, a gap link_earliest found. When all SIM_LINK_SPANS are held, two
+ * neighbours merge (below). */
+static void link_take(struct kv_link *l, double t, double dur)
+{
+    int i = 0;
+    while (i < l->n && l->span[i][1] <= t)
+        i++; /* [t, t + dur) goes at i: after every span ending by t, before span i */
     if (l->n == SIM_LINK_SPANS) {
         /* full: the two neighbours with the shortest gap between them become one span, gap
          * included, so a transfer queued far ahead is never forgotten (the link is never taken
@@ -381,7 +390,59 @@ static double link_reserve(struct kv_link *l, double now, double dur)
     l->span[i][0] = t;
     l->span[i][1] = t + dur;
     l->n++;
+}
+
+/* The earliest time at or after `now` that both ends of a hand-over, the sending replica's link
+ * `out` and the receiving replica's `in`, are free for `dur` seconds, taken on both: the GPUs of a
+ * prefill replica send one transfer at a time over their NICs as a decode replica's receive one
+ * (before session 65 only the receiving side queued, so one prefill GPU feeding 8 decode
+ * instances sent 3.2 GB/s through a 2 GB/s link: a review). Each pass moves t to a later end of a
+ * span, so the search ends. */
+static double link_reserve_pair(struct kv_link *out, struct kv_link *in, double now, double dur)
+{
+    double t = now;
+    for (;;) {
+        const double a = link_earliest(out, t, dur), b = link_earliest(in, a, dur);
+        if (b == a) {
+            t = a;
+            break;
+        }
+        t = b;
+    }
+    link_take(out, t, dur);
+    link_take(in, t, dur);
     return t;
+}
+
+bool sim_kv_link_in_domain(enum sim_kv_link_kind kind, const struct llmroof_setup *p, long gpus_total)
+{
+    const struct llmroof_gpu *g = p->gpu;
+    const long dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
+    return (kind == SIM_KV_NODE || kind == SIM_KV_AUTO) && gpus_total <= dom;
+}
+
+double sim_kv_link_Bps(enum sim_kv_link_kind kind, double line_Bps, const struct llmroof_setup *p, long gpus_total)
+{
+    const struct llmroof_gpu *g = p->gpu;
+    const double eff = p->eff.comm > 0 ? p->eff.comm : g->comm_eff;
+    const double pcie_eff = eff < COMM_PCIE_EFF ? eff : COMM_PCIE_EFF;
+    switch (kind) {
+    case SIM_KV_RATE:
+        return line_Bps;
+    case SIM_KV_IB:
+        return 50e9 * eff;
+    case SIM_KV_PCIE:
+        return 32e9 * pcie_eff;
+    case SIM_KV_NODE:
+    case SIM_KV_AUTO:
+        if (sim_kv_link_in_domain(kind, p, gpus_total))
+            return g->link_bw_Bps * (g->link == LLMROOF_LINK_PCIE ? pcie_eff : eff);
+        break; /* beyond one domain: the network */
+    case SIM_KV_NET:
+        break;
+    }
+    /* the GPU's own network (roofline.c's r.net: a PCIe-joined network at most COMM_PCIE_EFF) */
+    return g->net_bw_Bps * (!strncmp(g->net_kind, "pcie", 4) ? pcie_eff : eff);
 }
 
 /* A sequence's K/V lies on its replica's TP ranks in every pipeline stage: d's receiving GPUs each
@@ -421,7 +482,8 @@ double sim_drafted_tokens(const struct runner *r, const struct engine *d, double
 
 /* Starts the transfer of request h's prompt K/V (h: its state at the prefill instance, whose
  * blocks go back when the K/V has left) to decode instance `d`, which holds its blocks. The K/V
- * moves one transfer at a time over its replica's incoming link. Each receiving GPU gets its own
+ * moves one transfer at a time out of its prefill replica's link and into its decode replica's
+ * (link_reserve_pair). Each receiving GPU gets its own
  * share, the bytes one token holds on it (an MLA latent or a KV head that TP replicates arrives
  * whole at every rank), and each sending GPU sends its receivers' shares: the slower side sets the
  * time. */
@@ -430,16 +492,17 @@ static void start_transfer(struct runner *r, struct engine *d, const struct rsta
     const struct sim_config *c = r->c;
     long id = h->id;
     struct sim_request *q = &r->R[id];
-    const struct engine *p = &r->E[q->prefill_instance];
+    struct engine *p = &r->E[q->prefill_instance];
     /* local (sliding-window) layers send only their window (arch_kv_tokens_held), unless the
      * engine's connector holds every layer's whole context (engine full_kv) */
     const double held = d->full_kv ? (double)q->prompt : arch_kv_tokens_held(d->setup.model, (double)q->prompt);
     const double dur =
         c->kv_link_latency_s + sim_handover_gpu_bytes(p, d, held, sim_drafted_tokens(r, d, (double)q->prompt)) / c->kv_link_Bps;
-    /* over the link of the replica that holds its blocks: with data-parallel attention each
-     * replica's GPUs take their transfers beside the other replicas' (a DGX H100's GPUs each have
-     * their own 400 Gb/s NIC) */
-    const double start = link_reserve(&d->links[r->dres[id].replica], now, dur);
+    /* from the link of the prefill replica that computed it to that of the decode replica that
+     * holds its blocks: with data-parallel attention each replica's GPUs send and take their
+     * transfers beside the other replicas' (a DGX H100's GPUs each have their own 400 Gb/s NIC) */
+    const int sr = h->replica >= 0 && h->replica < (p->sh.attn_dp > 1 ? p->sh.attn_dp : 1) ? h->replica : 0;
+    const double start = link_reserve_pair(&p->links[sr], &d->links[r->dres[id].replica], now, dur);
     q->kv_ready_s = start + dur;
     struct rstate s = *h;
     s.stage = 1;

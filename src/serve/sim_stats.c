@@ -366,8 +366,9 @@ double sim_instance_capacity_qps(const struct llmroof_setup *s, const struct llm
 }
 
 /* A disaggregated decode instance takes its requests' K/V over its own incoming link, one
- * transfer at a time, or with data-parallel attention one at a time on each replica's link
- * (start_transfer): a P-token prompt's bytes on each receiving GPU, or the
+ * transfer at a time, or with data-parallel attention one at a time on each replica's link, and a
+ * prefill instance sends them over its outgoing one alike (start_transfer): a P-token prompt's
+ * bytes on each receiving GPU, or the
  * sending GPUs' shares where the prefill side has fewer GPUs a sequence (sim_handover_gpu_bytes), after the link's setup cost. Its
  * requests per second can be no more than the transfers that link finishes: DeepSeek-V3's 4096-token
  * prompt holds 4096 x 70,272 B = 288 MB a GPU, 0.288 s over 1 GB/s, 3.47 requests/s whatever its
@@ -377,17 +378,20 @@ double sim_instance_capacity_qps(const struct llmroof_setup *s, const struct llm
  * concave in P (Gemma-2-27B, half its layers windowed at 4,096: prompts of 1,000 and 15,000
  * tokens hold 1,000 and (15,000 + 4,096) / 2 = 9,548, a mean of 5,274, where held(8,000) =
  * (8,000 + 4,096) / 2 = 6,048 would overstate the transfer by 15%). */
-static double link_capacity_qps(const struct runner *r, const struct engine *d, double H, double HD)
+static double link_capacity_qps(const struct runner *r, const struct engine *e, double H, double HD)
 {
-    const struct engine *p = NULL;
-    for (int i = 0; i < r->ne && !p; i++)
-        if (r->E[i].pool == 0)
-            p = &r->E[i];
-    if (!p)
+    /* e's side of the hand-over (a decode instance's incoming links, a prefill instance's outgoing
+     * ones: start_transfer queues both) and an instance of the other pool */
+    const struct engine *o = NULL;
+    for (int i = 0; i < r->ne && !o; i++)
+        if (r->E[i].pool != e->pool)
+            o = &r->E[i];
+    if (!o)
         return 0;
+    const struct engine *p = e->pool == 0 ? e : o, *d = e->pool == 0 ? o : e;
     const double t = r->c->kv_link_latency_s + sim_handover_gpu_bytes(p, d, H, HD) / r->c->kv_link_Bps;
-    /* each attention replica takes its transfers over its own GPUs' links (start_transfer) */
-    const double links = d->sh.attn_dp > 1 ? (double)d->sh.attn_dp : 1.0;
+    /* each attention replica sends or takes its transfers over its own GPUs' links */
+    const double links = e->sh.attn_dp > 1 ? (double)e->sh.attn_dp : 1.0;
     return t > 0 ? links / t : 0;
 }
 
@@ -488,7 +492,7 @@ static double instance_capacity_qps(const struct runner *r, const struct engine 
                                       e->max_run, e->budget, first_decode };
         q = cap_instance_qps(&x, L, kind);
     }
-    if (kind == SIM_CAP_DECODE && q > 0) {
+    if ((kind == SIM_CAP_DECODE || (kind == SIM_CAP_PREFILL && c->disaggregated && !c->first_token_only)) && q > 0) {
         const double link = link_capacity_qps(r, e, H, HD);
         if (link > 0)
             q = fmin(q, link);
@@ -680,6 +684,11 @@ static double cluster_capacity_qps(const struct runner *r, double *life_s)
 static void overload_metrics(struct runner *r)
 {
     struct sim_result *out = r->out;
+    /* every request rejected for its length: no service to judge (rejections leave at once, so
+     * the window had read them as completions and the server as keeping up: a review of session
+     * 65); the window stays unset, its rates null, the verdict n/a */
+    if (out->completed == 0 && out->errors > 0 && out->refused_busy == 0)
+        return;
     double a0 = INFINITY, a1 = -INFINITY;
     for (long i = 0; i < r->nreq; i++) {
         a0 = fmin(a0, r->R[i].arrival_s);

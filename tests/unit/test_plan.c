@@ -365,9 +365,13 @@ static void rate_plan_answer_meets_the_slos_and_is_minimal(void **state)
 
 /* The disaggregated rows hand the KV over the plan's link (--kv-link), not always IB. Llama-3.1-70B
  * at TP 4 caches 80 layers x 8 KV heads x 128 x 2 (K, V) x 2 bytes = 327,680 bytes a token, so
- * an 8000-token prompt sends 2.62 GB, 655 MB per GPU: 1.46 ms over an H100's NVLink (450 GB/s),
- * 1.31 s over a 0.5 GB/s link. At 2 requests/s the slow link is busy 2 x 1.31 / 2 prefill pools =
- * 131% unless more decode pools share the hand-overs, so the same plan needs more GPUs. */
+ * an 8000-token prompt sends 2.62 GB, 655 MB per GPU: 1.80 ms over an H100's NVLink (450 GB/s at
+ * its link efficiency 0.81: 364.5 GB/s), 1.31 s over a 0.5 GB/s link. At 2 requests/s the slow
+ * link is busy 2 x 1.31 / 2 prefill pools = 131% unless more decode pools share the hand-overs, so
+ * the same plan needs more GPUs. NVLink carries the hand-overs only while every instance of both
+ * pools fits one 8-GPU domain: 1 + 1 TP-4 instances do, 2 TP-8 ones or 2 + 1 TP-4 ones (12 GPUs)
+ * cross the network, the H100's 50 GB/s NDR port at 0.81 = 40.5 GB/s (a review of session 65 found
+ * 16 GPUs on two nodes handing over at NVLink's rate). */
 static void disaggregated_rows_take_the_plans_kv_link(void **state)
 {
     (void)state;
@@ -382,14 +386,23 @@ static void disaggregated_rows_take_the_plans_kv_link(void **state)
     in.tpot_slo_s = 0.06;
     in.gpus[in.ngpus++] = gpu(&cat, "h100-sxm5-80gb");
     in.tps[in.ntps++] = 4;
-    in.kv_link_nvlink = true;
-    assert_float_equal(plan_kv_link_Bps(&in, in.gpus[0], 4, 4), 450e9, 1);
-    /* two TP-8 instances cannot share an 8-GPU NVLink domain: the pair crosses InfiniBand */
-    assert_float_equal(plan_kv_link_Bps(&in, in.gpus[0], 8, 8), 50e9, 1);
+    in.kv_link_kind = SIM_KV_NODE;
+    const struct llmroof_setup s4 = plan_setup_for(&in, in.gpus[0], 4), s8 = plan_setup_for(&in, in.gpus[0], 8);
+    assert_float_equal(plan_kv_link_Bps(&in, &s4, 1, &s4, 1), 364.5e9, 1e3);
+    assert_float_equal(plan_kv_link_Bps(&in, &s8, 1, &s8, 1), 40.5e9, 1e3);
+    assert_float_equal(plan_kv_link_Bps(&in, &s4, 2, &s4, 1), 40.5e9, 1e3);
+    /* --kv-link net: the GPU's own network at its link efficiency, wherever the pools are; without
+     * --kv-link (SIM_KV_AUTO) as node */
+    in.kv_link_kind = SIM_KV_NET;
+    assert_float_equal(plan_kv_link_Bps(&in, &s4, 1, &s4, 1), 40.5e9, 1e3);
+    in.kv_link_kind = SIM_KV_AUTO;
+    assert_float_equal(plan_kv_link_Bps(&in, &s4, 1, &s4, 1), 364.5e9, 1e3);
+    assert_float_equal(plan_kv_link_Bps(&in, &s4, 2, &s4, 1), 40.5e9, 1e3);
+    in.kv_link_kind = SIM_KV_NODE;
     run(&in, &res);
-    in.kv_link_nvlink = false;
-    in.sim.kv_link_Bps = 0.5e9;
-    assert_float_equal(plan_kv_link_Bps(&in, in.gpus[0], 4, 4), 0.5e9, 1);
+    in.kv_link_kind = SIM_KV_RATE;
+    in.kv_link_rate_Bps = 0.5e9;
+    assert_float_equal(plan_kv_link_Bps(&in, &s4, 1, &s4, 1), 0.5e9, 1);
     run(&in, &res2);
     const struct plan_option *fast = NULL, *slow = NULL;
     for (int i = 0; i < res.noptions; i++)
@@ -401,7 +414,7 @@ static void disaggregated_rows_take_the_plans_kv_link(void **state)
     assert_non_null(fast);
     assert_non_null(slow);
     assert_true(fast->feasible);
-    assert_float_equal(fast->kv_link_Bps, 450e9, 1);
+    assert_float_equal(fast->kv_link_Bps, fast->instances <= 2 ? 364.5e9 : 40.5e9, 1e3);
     assert_float_equal(slow->kv_link_Bps, 0.5e9, 1);
     assert_true(!slow->feasible || slow->gpus > fast->gpus);
     catalog_free(&cat);

@@ -3079,11 +3079,11 @@ static void kv_transfer_carries_the_recurrent_state(void **state)
 }
 
 /* A decode instance of data-parallel attention replicas takes each replica's transfers over that
- * replica's GPUs' own links, beside the other replicas': two prompts handed over at once to
- * replicas 0 and 1 (round-robin) cross together. Qwen3-30B-A3B, 1000-token prompts: 48 layers x
- * 4 KV heads x 128 x 2 x 2 B = 98,304 B a token, 98.304 MB a transfer, over 1 GB/s 20 us +
- * 98.304 ms each; through one link for the instance the second had waited for the first: a mean of
- * 1.5 transfers, 147.5 ms. */
+ * replica's GPUs' own links, beside the other replicas': two prompts prefilled at once by two
+ * prefill instances (round-robin), each sending over its own link, and handed to replicas 0 and 1
+ * cross together. Qwen3-30B-A3B, 1000-token prompts: 48 layers x 4 KV heads x 128 x 2 x 2 B =
+ * 98,304 B a token, 98.304 MB a transfer, over 1 GB/s 20 us + 98.304 ms each; through one link for
+ * the instance the second had waited for the first: a mean of 1.5 transfers, 147.5 ms. */
 static void attention_replicas_take_transfers_side_by_side(void **state)
 {
     (void)state;
@@ -3095,6 +3095,7 @@ static void attention_replicas_take_transfers_side_by_side(void **state)
     c.trace = t;
     c.ntrace = 2;
     disaggregate(&cat, &c, NULL);
+    c.prefill.instances = 2;
     c.decode.setup = c.setup;
     c.decode.setup.layout.ep = 2;
     c.decode.setup.layout.dp_attn = true;
@@ -3105,6 +3106,46 @@ static void attention_replicas_take_transfers_side_by_side(void **state)
     const double one = 20e-6 + 1000 * 98304.0 / 1e9;
     assert_rel_close(res.kv_transfer.mean, one, 1e-9);
     assert_rel_close(res.kv_transfer.max, one, 1e-9);
+    sim_result_free(&res);
+    catalog_free(&cat);
+}
+
+/* ... and a prefill instance sends over its own link one transfer at a time, as a decode instance
+ * takes them: the same two prompts from one prefill instance to two decode instances queue on the
+ * sender's link, the second leaving when the first has: transfers of 98.32 ms and 196.63 ms, a
+ * mean of 1.5 transfers, 147.48 ms (before session 65 only the receiving side queued, so one
+ * prefill GPU feeding 8 decode instances sent 3.2 GB/s through a 2 GB/s link: a review). The
+ * steady-state bound holds the sender too: 1 / 98.324 ms = 10.17 requests/s. */
+static void a_prefill_instance_sends_one_transfer_at_a_time(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct trace_req t[2] = { { 0.0, 1000, 20 }, { 0.0, 1000, 20 } };
+    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, NULL);
+    c.mode = SIM_TRACE;
+    c.trace = t;
+    c.ntrace = 2;
+    disaggregate(&cat, &c, NULL);
+    c.decode.instances = 2;
+    c.kv_link_Bps = 1e9;
+    c.kv_link_latency_s = 20e-6;
+    struct sim_result res;
+    run(&c, &res);
+    const double one = 20e-6 + 1000 * 98304.0 / 1e9;
+    assert_rel_close(res.kv_transfer.mean, 1.5 * one, 1e-9);
+    assert_rel_close(res.kv_transfer.max, 2.0 * one, 1e-9);
+    sim_result_free(&res);
+    /* at 20 requests/s the sender's link (10.17/s) binds, not the GPUs: the prefill instance
+     * computes a 1000-token prompt in well under 98 ms, and two decode instances each take 10.17 */
+    struct workload w = { WORKLOAD_FIXED, 1000, 20, NULL, 0, NULL };
+    c.mode = SIM_RATE;
+    c.workload = &w;
+    c.rate_qps = 20;
+    c.requests = 400;
+    run(&c, &res);
+    assert_rel_close(res.capacity_qps, 1.0 / one, 1e-9);
+    assert_true(res.overloaded);
     sim_result_free(&res);
     catalog_free(&cat);
 }
@@ -5079,6 +5120,7 @@ int main(void)
         cmocka_unit_test(kv_transfer_counts_the_pipeline_stages),
         cmocka_unit_test(kv_transfer_carries_the_recurrent_state),
         cmocka_unit_test(attention_replicas_take_transfers_side_by_side),
+        cmocka_unit_test(a_prefill_instance_sends_one_transfer_at_a_time),
         cmocka_unit_test(sglang_dp_attention_schedules_less_conservatively),
         cmocka_unit_test(first_token_from_the_decode_instance),
         cmocka_unit_test(decode_blocks_are_taken_before_the_transfer),
