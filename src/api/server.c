@@ -993,6 +993,20 @@ struct server_state {
     struct timespec log_window; /* when the current window of SERVER_LOG_WINDOW_S began */
     unsigned log_lines;         /* lines printed in that window */
     unsigned long log_dropped;  /* lines not printed since the last one printed */
+    pthread_mutex_t watch_mu;   /* guards the watch list below (the header watchdog) */
+    pthread_cond_t watch_wake;  /* the watchdog's tick, or its stop */
+    struct wconn **watch;       /* the open connections */
+    size_t nwatch, watch_cap;
+    bool watch_stop;
+};
+
+/* One open connection as the header watchdog sees it (watchdog, below). */
+struct wconn {
+    MHD_socket fd;
+    struct timespec start; /* when its current request could begin: accepted, or its last request done */
+    bool in_handler;       /* its request's headers are in: on_request's body deadline and --max-compute bound it */
+    bool cut;              /* shut down once already */
+    size_t slot;           /* its index in server_state.watch */
 };
 
 /* libmicrohttpd's messages, at most SERVER_LOG_LINES_PER_WINDOW lines per SERVER_LOG_WINDOW_S:
@@ -1235,6 +1249,101 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, const struct server_
     return ok;
 }
 
+/* MHD_OPTION_NOTIFY_CONNECTION: each connection joins the watch list when accepted and leaves it
+ * when closed; libmicrohttpd notifies the close before it closes the socket (daemon.c), so the
+ * watchdog never shuts a descriptor down after its number went to a newer connection. */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct server_state *st = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        struct wconn *w = ci ? calloc(1, sizeof *w) : NULL;
+        *socket_context = NULL;
+        if (!w)
+            return; /* unwatched: the idle timeout alone bounds it */
+        w->fd = ci->connect_fd;
+        clock_gettime(CLOCK_MONOTONIC, &w->start);
+        pthread_mutex_lock(&st->watch_mu);
+        if (st->nwatch == st->watch_cap) {
+            const size_t cap = st->watch_cap ? 2 * st->watch_cap : 64;
+            struct wconn **v = realloc(st->watch, cap * sizeof *v);
+            if (!v) {
+                pthread_mutex_unlock(&st->watch_mu);
+                free(w);
+                return;
+            }
+            st->watch = v;
+            st->watch_cap = cap;
+        }
+        w->slot = st->nwatch;
+        st->watch[st->nwatch++] = w;
+        pthread_mutex_unlock(&st->watch_mu);
+        *socket_context = w;
+    } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+        struct wconn *w = *socket_context;
+        pthread_mutex_lock(&st->watch_mu);
+        struct wconn *last = st->watch[--st->nwatch];
+        st->watch[w->slot] = last;
+        last->slot = w->slot;
+        pthread_mutex_unlock(&st->watch_mu);
+        free(w);
+        *socket_context = NULL;
+    }
+}
+
+/* The watch entry of connection c (NULL: unwatched); its fields are read and written under
+ * watch_mu */
+static struct wconn *watched(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return ci ? ci->socket_context : NULL;
+}
+
+static void watch_set(struct server_state *st, struct MHD_Connection *c, bool in_handler)
+{
+    struct wconn *w = watched(c);
+    if (!w)
+        return;
+    pthread_mutex_lock(&st->watch_mu);
+    w->in_handler = in_handler;
+    if (!in_handler)
+        clock_gettime(CLOCK_MONOTONIC, &w->start);
+    pthread_mutex_unlock(&st->watch_mu);
+}
+
+/* The header watchdog: libmicrohttpd's --timeout is an idle timeout, and a client that sends its
+ * request line and then a header line every few seconds is never idle, so it had held its thread
+ * (and with enough of them every connection slot: a review of session 65 locked a server out for
+ * as long as 160 such clients trickled) for as long as it liked. A request whose headers have not
+ * all come within --timeout of the connection's accept (or of its previous request's end) has its
+ * socket shut down, which ends libmicrohttpd's read and closes the connection; the body has its
+ * own deadline (on_request) and the computation --max-compute. Looks every 250 ms. */
+static void *watchdog(void *arg)
+{
+    struct server_state *st = arg;
+    pthread_mutex_lock(&st->watch_mu);
+    while (!st->watch_stop) {
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += 250000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec += 1;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&st->watch_wake, &st->watch_mu, &until);
+        for (size_t i = 0; i < st->nwatch; i++) {
+            struct wconn *w = st->watch[i];
+            if (!w->in_handler && !w->cut && since_s(&w->start) > (double)st->cfg->timeout_s) {
+                shutdown(w->fd, SHUT_RDWR);
+                w->cut = true;
+            }
+        }
+    }
+    pthread_mutex_unlock(&st->watch_mu);
+    return NULL;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
                                   const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -1243,6 +1352,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
     if (!k && !(k = *con_cls = conn_new(0)))
         return MHD_NO;
     if (!k->seen) {
+        watch_set(st, c, true); /* its headers are in: the watchdog leaves it to the deadlines below */
         /* the headers have come, the body not yet: a request refused here is answered before its
          * body is read, and libmicrohttpd then closes the connection (what follows the headers is
          * not read as another request) */
@@ -1347,9 +1457,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode why)
 {
-    (void)cls;
-    (void)c;
     (void)why;
+    /* a kept-alive connection's next request has --timeout for its headers from now */
+    watch_set(cls, c, false);
     struct conn *k = *con_cls;
     if (k) {
         sbuf_free(&k->body);
@@ -1370,8 +1480,9 @@ int server_run(llmroof_ctx *ctx, const struct server_cfg *cfg)
     pthread_sigmask(SIG_BLOCK, &stop, &old);
     signal(SIGPIPE, SIG_IGN); /* a client that hangs up must not end the server */
 
-    struct server_state st = { ctx, cfg, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 2,
-                               PTHREAD_MUTEX_INITIALIZER, { 0, 0 }, 0, 0 };
+    struct server_state st = { ctx,   cfg, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 2,
+                               PTHREAD_MUTEX_INITIALIZER, { 0, 0 }, 0, 0, PTHREAD_MUTEX_INITIALIZER,
+                               PTHREAD_COND_INITIALIZER, NULL, 0, 0, false };
     clock_gettime(CLOCK_MONOTONIC, &st.log_window);
     const long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (ncpu > 2)
@@ -1396,9 +1507,16 @@ int server_run(llmroof_ctx *ctx, const struct server_cfg *cfg)
         MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_CONNECTION_TIMEOUT,
         (unsigned)cfg->timeout_s, MHD_OPTION_CONNECTION_LIMIT, max_conns, MHD_OPTION_NOTIFY_COMPLETED, on_completed,
         &st, MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL, MHD_OPTION_CONNECTION_MEMORY_LIMIT, SERVER_CONN_MEMORY_BYTES,
-        MHD_OPTION_END);
+        MHD_OPTION_NOTIFY_CONNECTION, on_connection, &st, MHD_OPTION_END);
     if (!d) {
         fprintf(stderr, "llmroof: error: serve: cannot listen on %s:%d: %s\n", cfg->host, cfg->port, strerror(errno));
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return 1;
+    }
+    pthread_t dog;
+    if (pthread_create(&dog, NULL, watchdog, &st) != 0) {
+        fprintf(stderr, "llmroof: error: serve: cannot start the header watchdog thread\n");
+        MHD_stop_daemon(d);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
         return 1;
     }
@@ -1421,7 +1539,13 @@ int server_run(llmroof_ctx *ctx, const struct server_cfg *cfg)
         fflush(stderr);
         _exit(0);
     }
+    pthread_mutex_lock(&st.watch_mu);
+    st.watch_stop = true;
+    pthread_cond_signal(&st.watch_wake);
+    pthread_mutex_unlock(&st.watch_mu);
+    pthread_join(dog, NULL);
     MHD_stop_daemon(d);
+    free(st.watch);
     fprintf(stderr, "llmroof: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return 0;

@@ -714,6 +714,45 @@ class Server(unittest.TestCase):
         self.assertTrue(closed)
         self.assertLess(waited, 10)
 
+    def test_trickled_headers_are_dropped_after_the_timeout(self):
+        # a header line every half second never leaves the connection idle, and the handler that
+        # times the body never runs before the headers end: the watchdog shuts the socket once
+        # they have not all come within --timeout (2 s) of the accept (review of session 65:
+        # 160 such clients had locked a server out for as long as they trickled)
+        s = socket.create_connection(("127.0.0.1", self.port))
+        s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        t = time.monotonic()
+        closed = False
+        try:
+            for _ in range(40):  # 20 s at most
+                s.sendall(b"X-a: b\r\n")
+                time.sleep(0.5)
+        except (BrokenPipeError, ConnectionResetError):
+            closed = True
+        waited = time.monotonic() - t
+        if not closed:  # the last line went out before the close was seen: nothing comes back
+            s.settimeout(5)
+            try:
+                closed = s.recv(4096) == b""
+            except (ConnectionResetError, socket.timeout):
+                closed = True
+        s.close()
+        self.assertTrue(closed)
+        self.assertLess(waited, 10)
+
+    def test_a_kept_alive_connection_serves_its_requests_past_the_timeout(self):
+        # the header deadline starts again after each request: a client that keeps one connection
+        # and asks every second for longer than --timeout is answered every time
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        body = json.dumps({"model": "llama-2-7b", "gpu": "a100"})
+        for _ in range(4):
+            c.request("POST", "/api/v1/estimate", body=body, headers={"Content-Type": "application/json"})
+            r = c.getresponse()
+            r.read()
+            self.assertEqual(r.status, 200)
+            time.sleep(1.0)
+        c.close()
+
     def test_cross_site_requests_are_refused(self):
         body = json.dumps({"model": "llama-2-7b", "gpu": "a100"})
         c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
