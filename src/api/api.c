@@ -380,6 +380,16 @@ static void non_number_message(const char *text, size_t at, struct req_err *e)
         req_fail(e, LLMROOF_API_EINPUT, "invalid JSON at byte %zu: %s is not a number JSON can hold (expected a finite number)", at, word);
 }
 
+void api_parse_error_message(const char *text, size_t at, char *msg, size_t n)
+{
+    struct req_err e = { 0, { 0 } };
+    non_number_message(text, at, &e);
+    size_t len = strlen(e.msg);
+    if (len && e.msg[len - 1] == '\n')
+        e.msg[--len] = '\0';
+    snprintf(msg, n, "%s", e.msg);
+}
+
 /* ------------------------------------------------------------------------ */
 /* The request's text, before cJSON reads it                                */
 /* ------------------------------------------------------------------------ */
@@ -568,7 +578,19 @@ static int build_argv(const char *request_json, struct argv_buf *a, struct req_e
     cJSON *req = cJSON_ParseWithOpts(text, &end, 1);
     if (!req) {
         size_t at = end && end >= text ? (size_t)(end - text) : 0;
-        non_number_message(text, at, e);
+        /* a whole document followed by more text: said as the server says it (a review found
+         * only "invalid JSON at byte 57" here) */
+        const char *doc_end = NULL;
+        cJSON *doc = cJSON_ParseWithOpts(text, &doc_end, 0);
+        if (doc && doc_end) {
+            while (*doc_end == ' ' || *doc_end == '\t' || *doc_end == '\r' || *doc_end == '\n')
+                doc_end++;
+            req_fail(e, LLMROOF_API_EINPUT, "invalid JSON at byte %zu: text after the JSON object",
+                     (size_t)(doc_end - text));
+        } else {
+            non_number_message(text, at, e);
+        }
+        cJSON_Delete(doc);
         free(text);
         return e->code;
     }

@@ -33,6 +33,12 @@ int api_check_numbers(const char *text, char *msg, size_t n);
  * NULL when out of memory. */
 char *api_map_nul_escapes(const char *json);
 
+/* The message of a request text's parse failure at byte `at`, as the library words it ("llmroof:
+ * error: request: ...", no newline): the field and value of a NaN or Infinity, else the byte. The
+ * server's own parse says what a call would (a review found "invalid JSON at byte 43" where the
+ * library names the field). text is NUL-terminated. */
+void api_parse_error_message(const char *text, size_t at, char *msg, size_t n);
+
 /* The loaded catalog's GPU count: what `--gpus all` names (the server bounds a plan's work by it). */
 size_t api_ctx_gpu_count(const llmroof_ctx *ctx);
 

@@ -563,7 +563,11 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
     }
     size_t bad = 0;
     if (len && !parse_utf8_valid(body, len, &bad)) {
-        reply_error(r, 400, "llmroof: error: request: the body is not UTF-8");
+        /* worded as the library's check (api.c check_request_text), the byte named */
+        char m[160];
+        snprintf(m, sizeof m, "llmroof: error: request: invalid UTF-8 at byte %zu (byte 0x%02x): a request is JSON "
+                              "text, which is UTF-8", bad, (unsigned)(unsigned char)body[bad]);
+        reply_error(r, 400, m);
         return;
     }
     /* a body of JSON whitespace alone is no body, as an empty one (which reads as {}): three spaces
@@ -610,7 +614,16 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
     free(mapped);
     if (!req) {
         size_t at = end && end >= body && end <= body + len ? (size_t)(end - body) : 0;
-        snprintf(msg, sizeof msg, "llmroof: error: request: invalid JSON at byte %zu", at);
+        /* as the library says it: a NaN or Infinity with its field (json.dumps writes them) */
+        char *text = malloc(len + 1);
+        if (text) {
+            memcpy(text, body, len);
+            text[len] = '\0';
+            api_parse_error_message(text, at, msg, sizeof msg);
+            free(text);
+        } else {
+            snprintf(msg, sizeof msg, "llmroof: error: request: invalid JSON at byte %zu", at);
+        }
         reply_error(r, 400, msg);
         return;
     }

@@ -207,6 +207,17 @@ class Server(unittest.TestCase):
             self.assertEqual(st, 400, body)
             self.error(data)
 
+    def test_nan_and_bad_utf8_are_named_as_the_library_names_them(self):
+        # json.dumps(float("nan")) writes NaN: the server's own parse had said "invalid JSON at
+        # byte 43" where the library names the field, and "not UTF-8" without the byte (review,
+        # session 65)
+        st, _, data = request(self.port, "POST", "/api/v1/estimate", '{"model":"llama-2-7b","gpu":"a100","batch":NaN}')
+        self.assertEqual(st, 400)
+        self.assertIn("field 'batch': NaN is not a number JSON can hold", self.error(data))
+        st, _, data = request(self.port, "POST", "/api/v1/estimate", b'{"model":"llama-2-7b\xff","gpu":"a100"}')
+        self.assertEqual(st, 400)
+        self.assertIn("invalid UTF-8 at byte 20 (byte 0xff)", self.error(data))
+
     def test_text_after_the_object_is_400(self):
         # a second object was dropped without a word, and the run used the defaults (review, session 37)
         for body in ['{"model":"llama-2-7b","gpu":"a100"} garbage', '{"model":"llama-2-7b","gpu":"a100"}{"batch":8}']:

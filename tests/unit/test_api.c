@@ -528,6 +528,9 @@ static void options_should_be_checked_against_their_kind(void **state)
         { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"mem_util\":-Infinity}",
           "request: field 'mem_util': -Infinity is not a number JSON can hold" },
         { "{\"command\":\"estimate\",\"tp\":[1,Infinity]}", "invalid JSON at byte 30: Infinity is not a number" },
+        /* a whole object and more text: said as the server says it (a review of session 65 had
+         * "invalid JSON at byte 35" alone) */
+        { "{\"command\":\"list\",\"args\":[\"gpus\"]} trailing", "invalid JSON at byte 35: text after the JSON object" },
         /* an embedded NUL no longer cuts the name to a known model */
         { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\\u0000x\",\"gpu\":\"a100\"}",
           "request: field 'model': the value 'llama-2-7b' is followed by a NUL or control character at byte 10" },
