@@ -365,8 +365,9 @@ static int list_len(const cJSON *it, int absent, int all)
  * review of session 35), and so does a --shared-prefix on top of a named workload's prompt. *spec
  * is the workload counted; false when the request's workload is not one the run accepts either
  * (the library refuses it, naming the option). */
-static bool sim_request_tokens(const cJSON *req, double *tokens, const char **spec)
+static bool sim_request_tokens(const cJSON *req, double *tokens, double *prefix_tokens, const char **spec)
 {
+    *prefix_tokens = 0;
     const cJSON *wl = opt_item(req, "workload");
     *spec = !wl ? "chat" /* cmd_simulate.c's default */ : cJSON_IsString(wl) ? wl->valuestring : NULL;
     struct workload w;
@@ -391,7 +392,12 @@ static bool sim_request_tokens(const cJSON *req, double *tokens, const char **sp
                 prefix = 0;
         }
     }
-    *tokens = prompt + out + (prefix > 0 ? prefix : 0);
+    /* a prefix outside --shared-prefix's range (1 to 1,000,000 tokens) is the library's to refuse,
+     * naming the option: counted here, "1e30" had read as 10^30 tokens past this limit (a review) */
+    if (!(prefix >= 1 && prefix <= 1e6))
+        prefix = 0;
+    *prefix_tokens = prefix;
+    *tokens = prompt + out + prefix;
     return true;
 }
 
@@ -449,9 +455,9 @@ static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, con
         const cJSON *band = opt_item(req, "capacity-band");
         if (band && !cJSON_IsNull(band) && !cJSON_IsFalse(band))
             points *= 3;
-        double per = 0;
+        double per = 0, prefix = 0;
         const char *spec = NULL;
-        const bool counted = sim_request_tokens(req, &per, &spec);
+        const bool counted = sim_request_tokens(req, &per, &prefix, &spec);
         if (counted && !(per >= 0 && isfinite(per))) {
             /* fail closed: lengths past what a long holds (lognormal:1:1000000000:1:1000000000 draws
              * some above 10^18) averaged to a negative number, which passed the limit */
@@ -463,11 +469,17 @@ static int check_limits(llmroof_ctx *ctx, const char *cmd, const cJSON *req, con
             return 400;
         }
         if (counted && reqs * per * points > lim->max_sim_tokens) {
+            /* the shared prefix said apart: chat's means are 495 tokens, not the 2,495 a prefix of
+             * 2,000 makes of them (a review) */
+            char pre[96] = "";
+            if (prefix > 0)
+                snprintf(pre, sizeof pre, " + %.0f tokens of 'shared_prefix'", prefix);
             snprintf(msg, n,
-                     "llmroof: error: request: fields 'requests' x 'workload': %.0f requests x %.0f prompt + output tokens "
-                     "(the means of workload '%.64s') x %d run%s = %.3g tokens to simulate is past this server's limit "
-                     "of %.3g (fewer requests or a shorter workload)",
-                     reqs, per, spec, points, points == 1 ? "" : "s", reqs * per * points, lim->max_sim_tokens);
+                     "llmroof: error: request: fields 'requests' x 'workload'%s: %.0f requests x (%.0f prompt + output "
+                     "tokens (the means of workload '%.64s')%s) x %d run%s = %.3g tokens to simulate is past this "
+                     "server's limit of %.3g (fewer requests or a shorter workload)",
+                     prefix > 0 ? " + 'shared_prefix'" : "", reqs, per - prefix, spec, pre, points,
+                     points == 1 ? "" : "s", reqs * per * points, lim->max_sim_tokens);
             return 400;
         }
     } else if (!strcmp(cmd, "plan")) {

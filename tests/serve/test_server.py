@@ -485,9 +485,9 @@ class Server(unittest.TestCase):
         # a named workload was counted at 2048 output tokens a request whatever its means, so
         # sharegpt:200000:100 passed (the library refused it only for llama-3.1-8b's context) and
         # 20,000 chat requests (about 1e7 tokens) were refused as 4.1e7
-        for wl, per in [("sharegpt:200000:100", "250 requests x 200100 prompt + output tokens"),
+        for wl, per in [("sharegpt:200000:100", "250 requests x (200100 prompt + output tokens"),
                         ("lognormal:100000:150000:100:200", "250 requests x "),
-                        ("random:1:400000:1", "250 requests x 400001 prompt + output tokens")]:
+                        ("random:1:400000:1", "250 requests x (400001 prompt + output tokens")]:
             st, _, data = self.post("simulate", {"model": "llama-3.1-8b", "gpu": "h100", "workload": wl})
             self.assertEqual(st, 400, wl)
             e = self.error(data)
@@ -498,7 +498,14 @@ class Server(unittest.TestCase):
         st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", "requests": 20000,
                                              "workload": "sharegpt:100:100", "shared_prefix": "1000:4"})
         self.assertEqual(st, 400)
-        self.assertIn("20000 requests x 1200 prompt + output tokens", self.error(data))
+        # (the prefix said apart from the workload's means: a review of session 65)
+        self.assertIn("fields 'requests' x 'workload' + 'shared_prefix': 20000 requests x (200 prompt + output tokens "
+                      "(the means of workload 'sharegpt:100:100') + 1000 tokens of 'shared_prefix')", self.error(data))
+        # a prefix outside --shared-prefix's range is the library's to refuse, naming the option
+        st, _, data = self.post("simulate", {"model": "llama-2-7b", "gpu": "a100", "requests": 50,
+                                             "shared_prefix": "1e30"})
+        self.assertEqual(st, 400)
+        self.assertIn("'--shared-prefix'", self.error(data))
         # small workloads are not over-counted: 20,000 requests of their means are within 2e7
         for wl in ["sharegpt:100:100", "lognormal:100:200:100:200", "chat", None]:
             obj = {"model": "llama-2-7b", "gpu": "a100", "requests": 20000}
@@ -512,7 +519,7 @@ class Server(unittest.TestCase):
         obj = {"model": "llama-2-7b", "gpu": "a100", "requests": 20000, "workload": "sharegpt:200:200"}
         st, _, data = self.post("simulate", dict(obj, capacity_band=10))
         self.assertEqual(st, 400)
-        self.assertIn("20000 requests x 400 prompt + output tokens (the means of workload 'sharegpt:200:200') x 3 runs",
+        self.assertIn("20000 requests x (400 prompt + output tokens (the means of workload 'sharegpt:200:200')) x 3 runs",
                       self.error(data))
         st, _, data = self.post("simulate", dict(obj, capacity_band=None))
         self.assertEqual(st, 200, data[:300])
