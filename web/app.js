@@ -76,7 +76,8 @@ const SHORT_FLAGS = { t: 'tp', m: 'model', g: 'gpu', b: 'batch', p: 'prompt', o:
 function pageTerms(msg, panel) {
   // every line's "llmroof: error: " / "llmroof: note: " goes (a note before an error had shown both
   // prefixes), and so does the command line's advice ("see 'llmroof list gpus'")
-  msg = msg.replace(/(^|\n)llmroof: (error|warning|note): /g, '$1').replace(/\s*\(see 'llmroof [^']*'\)/g, '')
+  // ("request: ", the server's own checks' prefix, too: a review found it kept)
+  msg = msg.replace(/(^|\n)llmroof: (error|warning|note): (request: )?/g, '$1').replace(/\s*\(see 'llmroof [^']*'\)/g, '')
     // an unknown name says which field holds it
     .replace(/^unknown (GPU|model|engine) '/, (m, kind) => {
       const f = kind === 'GPU' ? fieldLabel('gpus', panel) || fieldLabel('gpu', panel) : fieldLabel(kind.toLowerCase(), panel);
@@ -120,9 +121,14 @@ function readState() {
 // select shows no choice, nothing is computed from it, and the link keeps it, until a choice is
 // made there (the page had shown the default model's numbers as if asked, and rewritten the link).
 const linkUnknown = {};
+// A number field's value in the link that is no number ("abc", "1e400"): the browser keeps no such
+// value in the field, which had then read "is empty" and the link lost it (a review of session 65).
+// Said with the value, kept in the link, until the field is edited.
+const linkNotNumber = {};
 function writeURL() {
   const q = new URLSearchParams(readState());
   for (const [name, v] of Object.entries(linkUnknown)) q.set(name, v);
+  for (const [name, v] of Object.entries(linkNotNumber)) q.set(name, v);
   history.replaceState(null, '', '?' + q.toString());
 }
 // The option a link's value names, as the CLI resolves a name: its id or one of its aliases, in
@@ -144,7 +150,10 @@ function applyURL() {
         const o = findOption(el, v);
         if (o) el.value = o.value;
         else { linkUnknown[el.name] = v; el.selectedIndex = -1; }
-      } else el.value = v;
+      } else {
+        el.value = v;
+        if (el.type === 'number' && el.value === '' && v.trim() !== '') linkNotNumber[el.name] = v;
+      }
     }
 }
 // The link's unknown values among these fields, as one message; null when none
@@ -161,10 +170,17 @@ function emptyProblem(form, names) {
     const el = form.elements[n];
     if (el && el.value.trim() === '') {
       const label = el.closest('label');
-      return new Error(`field '${label ? label.firstChild.textContent.trim() : n}' is empty: it needs a value`);
+      const field = label ? label.firstChild.textContent.trim() : n;
+      if (n in linkNotNumber)
+        return new Error(`field '${field}': '${linkNotNumber[n]}' in the link is not a number: give one in the field`);
+      return new Error(`field '${field}' is empty: it needs a value`);
     }
   }
   return null;
+}
+// The optional number fields (PP, EP, MoE TP: empty is their default) whose link value is no number
+function notNumberProblem(form, names) {
+  return emptyProblem(form, names.filter((n) => n in linkNotNumber));
 }
 
 // ---- the setup's options object (the C API's names) ----------------------------------------
@@ -289,7 +305,7 @@ async function updateEstimate() {
   $('status').textContent = 'computing…';
   try {
     const bad = linkProblem(['model', 'gpu', 'engine', 'weight_dtype', 'kv_dtype']) ||
-      emptyProblem(setupForm, ['tp', 'batch', 'prompt', 'output']);
+      emptyProblem(setupForm, ['tp', 'batch', 'prompt', 'output']) || notNumberProblem(setupForm, ['pp', 'ep', 'moe_tp']);
     if (bad) throw bad;
     const [e, svg] = await Promise.all([
       api('estimate', setupOptions(false)),
@@ -369,7 +385,8 @@ async function updateServing(ev) {
   const seq = ++servingSeq;
   writeURL();
   const bad = linkProblem(['model', 'gpu', 'engine', 'weight_dtype', 'kv_dtype', 'workload', 'loadkind']) ||
-    emptyProblem(servingForm, ['points', 'requests']) || emptyProblem(setupForm, ['tp']);
+    emptyProblem(servingForm, ['points', 'requests']) || emptyProblem(setupForm, ['tp']) ||
+    notNumberProblem(setupForm, ['pp', 'ep', 'moe_tp']);
   if (bad) { showError('serving-error', bad); $('status').textContent = 'error'; return; }
   const s = readState();
   const o = setupOptions(false);
@@ -591,6 +608,7 @@ async function boot() {
   applyURL();
   // a choice made in a select the link named wrongly replaces the link's value
   for (const f of forms) f.addEventListener('change', (ev) => { delete linkUnknown[ev.target.name]; }, true);
+  for (const f of forms) f.addEventListener('input', (ev) => { delete linkNotNumber[ev.target.name]; }, true);
   setupForm.addEventListener('input', later);
   setupForm.addEventListener('change', later);
   servingForm.addEventListener('submit', updateServing);
