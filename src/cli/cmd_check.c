@@ -281,10 +281,10 @@ int cmd_check(struct cli *c, int argc, char **argv)
                 }
             }
             const char *names[2] = { "prefill_bound", "decode_bound" };
-            enum llmroof_bound bb[2] = { base.prefill_bound, base.decode_bound }, nb[2] = { now.prefill_bound, now.decode_bound };
+            const char *bb[2] = { base.prefill_bound, base.decode_bound }, *nb[2] = { now.prefill_bound, now.decode_bound };
             for (int k = 0; k < 2; k++)
-                if (bb[k] != nb[k])
-                    drift_text(&d, names[k], bound_name(bb[k]), bound_name(nb[k]), "");
+                if (strcmp(bb[k], nb[k]) != 0)
+                    drift_text(&d, names[k], bb[k], nb[k], "");
         }
         if (d.n) {
             drifted_rows++;

@@ -4,6 +4,7 @@
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/dtype.h"
@@ -62,19 +63,20 @@ static int dtype_field(const cJSON *o, const char *key, enum llmroof_dtype *out,
     return LLMROOF_OK;
 }
 
-static int bound_field(const cJSON *o, const char *key, enum llmroof_bound *out, const char *fname, long ln,
-                       struct llmroof_err *err)
+/* a phase's bound as sweep writes it (roofline_phase_bound_name) into out[8] */
+static int bound_field(const cJSON *o, const char *key, char *out, const char *fname, long ln, struct llmroof_err *err)
 {
     char s[16];
     int rc = str_field(o, key, s, sizeof s, fname, ln, err);
     if (rc)
         return rc;
-    for (int b = 0; b < 3; b++)
-        if (strcmp(s, bound_name((enum llmroof_bound)b)) == 0) {
-            *out = (enum llmroof_bound)b;
+    static const char *const names[] = { "compute", "memory", "comm", "cpu" };
+    for (size_t b = 0; b < sizeof names / sizeof names[0]; b++)
+        if (strcmp(s, names[b]) == 0) {
+            snprintf(out, 8, "%s", names[b]);
             return LLMROOF_OK;
         }
-    return BAD("%s:%ld: field '%s' must be compute, memory or comm", fname, ln, key);
+    return BAD("%s:%ld: field '%s' must be compute, memory, comm or cpu", fname, ln, key);
 }
 
 static int bool_field(const cJSON *o, const char *key, bool *out, const char *fname, long ln, struct llmroof_err *err)
@@ -220,8 +222,8 @@ int baseline_parse_row(const char *line, size_t len, const char *fname, long ln,
         (rc = num_field(o, "e2e_s", 0, BIG, &r->e2e_s, fname, ln, err)) ||
         (rc = num_field(o, "decode_tok_s", 0, BIG, &r->decode_tok_s, fname, ln, err)) ||
         (rc = num_field(o, "output_tok_s", 0, BIG, &r->output_tok_s, fname, ln, err)) ||
-        (rc = bound_field(o, "prefill_bound", &r->prefill_bound, fname, ln, err)) ||
-        (rc = bound_field(o, "decode_bound", &r->decode_bound, fname, ln, err)) ||
+        (rc = bound_field(o, "prefill_bound", r->prefill_bound, fname, ln, err)) ||
+        (rc = bound_field(o, "decode_bound", r->decode_bound, fname, ln, err)) ||
         (rc = num_field(o, "prefill_comm_share", 0, 1, &r->prefill_comm_share, fname, ln, err)) ||
         (rc = num_field(o, "decode_comm_share", 0, 1, &r->decode_comm_share, fname, ln, err)))
         goto out;

@@ -139,8 +139,8 @@ void sweep_eval_engine(const struct llmroof_model *m, const struct llmroof_gpu *
     out->e2e_s = e.e2e_s;
     out->decode_tok_s = e.decode_tok_s;
     out->output_tok_s = e.output_tok_s;
-    out->prefill_bound = e.prefill.bound;
-    out->decode_bound = e.decode.bound;
+    snprintf(out->prefill_bound, sizeof out->prefill_bound, "%s", roofline_phase_bound_name(&e.prefill));
+    snprintf(out->decode_bound, sizeof out->decode_bound, "%s", roofline_phase_bound_name(&e.decode));
     out->prefill_comm_share = estimate_comm_share(&e.prefill);
     out->decode_comm_share = estimate_comm_share(&e.decode);
 }
@@ -268,9 +268,9 @@ void sweep_csv_row(const struct sweep_row *r, struct sbuf *out)
         num(out, sweep_num_field(r, i));
         sbuf_append(out, ",");
     }
-    sbuf_append(out, bound_name(r->prefill_bound));
+    sbuf_append(out, r->prefill_bound);
     sbuf_append(out, ",");
-    sbuf_append(out, bound_name(r->decode_bound));
+    sbuf_append(out, r->decode_bound);
     sbuf_append(out, ",");
     num(out, r->prefill_comm_share);
     sbuf_append(out, ",");
@@ -373,9 +373,9 @@ void sweep_jsonl_row(const struct sweep_row *r, struct sbuf *out)
         num(out, sweep_num_field(r, i));
     }
     sbuf_append(out, ",\"prefill_bound\":\"");
-    sbuf_append(out, bound_name(r->prefill_bound));
+    sbuf_append(out, r->prefill_bound);
     sbuf_append(out, "\",\"decode_bound\":\"");
-    sbuf_append(out, bound_name(r->decode_bound));
+    sbuf_append(out, r->decode_bound);
     sbuf_append(out, "\",\"prefill_comm_share\":");
     num(out, r->prefill_comm_share);
     sbuf_append(out, ",\"decode_comm_share\":");

@@ -34,7 +34,10 @@ struct sweep_row {
     bool fits;
     double weights_bytes_per_gpu, kv_bytes_per_token_per_gpu, max_batch;
     double ttft_s, tpot_s, e2e_s, decode_tok_s, output_tok_s;
-    enum llmroof_bound prefill_bound, decode_bound;
+    /* each phase's bound as estimate names it (roofline_phase_bound_name): compute, memory, comm,
+     * or cpu where the CPU's launches outlast each of the three (sweep and report had said
+     * "memory" where estimate said "cpu": a review of session 65) */
+    char prefill_bound[8], decode_bound[8];
     double prefill_comm_share, decode_comm_share;
 };
 

@@ -560,8 +560,8 @@ char *render_json_report(const struct llmroof_report *r)
             add_range(rg, "ttft_s", e->ttft_s, &r->bands.ttft, false);
             add_range(rg, "tpot_s", e->tpot_s, &r->bands.tpot, false);
         }
-        cJSON_AddStringToObject(j, "prefill_bound", bound_name(e->prefill.bound));
-        cJSON_AddStringToObject(j, "decode_bound", bound_name(e->decode.bound));
+        cJSON_AddStringToObject(j, "prefill_bound", roofline_phase_bound_name(&e->prefill));
+        cJSON_AddStringToObject(j, "decode_bound", roofline_phase_bound_name(&e->decode));
         cJSON_AddNumberToObject(j, "prefill_comm_share", estimate_comm_share(&e->prefill));
         cJSON_AddNumberToObject(j, "decode_comm_share", estimate_comm_share(&e->decode));
         if (x->has_scaling)

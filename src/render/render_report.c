@@ -86,8 +86,8 @@ void report_table_configs(const struct llmroof_report *r, struct table *t)
             table_num(t, e->e2e_s);
             table_num(t, e->decode_tok_s);
             table_num(t, e->decode_tok_s / x->gpus);
-            table_str(t, bound_name(e->prefill.bound));
-            table_str(t, bound_name(e->decode.bound));
+            table_str(t, roofline_phase_bound_name(&e->prefill)); /* as estimate names it: cpu too */
+            table_str(t, roofline_phase_bound_name(&e->decode));
             table_num(t, 100 * estimate_comm_share(&e->prefill));
             table_num(t, 100 * estimate_comm_share(&e->decode));
             if (x->has_scaling)

@@ -249,7 +249,7 @@ static void observe(struct llmroof_report *r)
             continue;
         char pb[256] = "", db[256] = "";
         int nb = 0, pre_same = 1, dec_same = 1;
-        enum llmroof_bound pb0 = LLMROOF_BOUND_COMPUTE, db0 = LLMROOF_BOUND_MEMORY;
+        const char *pb0 = "compute", *db0 = "memory"; /* as estimate names a phase's bound: cpu too */
         double lo = -1, hi = -1;
         int lo_tp = 0, hi_tp = 0;
         for (int j = g; j < r->nrows; j++) {
@@ -258,14 +258,14 @@ static void observe(struct llmroof_report *r)
                 continue;
             char item[48];
             if (nb++ == 0) {
-                pb0 = x->est.prefill.bound;
-                db0 = x->est.decode.bound;
+                pb0 = roofline_phase_bound_name(&x->est.prefill);
+                db0 = roofline_phase_bound_name(&x->est.decode);
             }
-            pre_same &= x->est.prefill.bound == pb0;
-            dec_same &= x->est.decode.bound == db0;
-            snprintf(item, sizeof item, "%s-bound at TP %d", bound_name(x->est.prefill.bound), x->tp);
+            pre_same &= !strcmp(roofline_phase_bound_name(&x->est.prefill), pb0);
+            dec_same &= !strcmp(roofline_phase_bound_name(&x->est.decode), db0);
+            snprintf(item, sizeof item, "%s-bound at TP %d", roofline_phase_bound_name(&x->est.prefill), x->tp);
             list_append(pb, sizeof pb, item);
-            snprintf(item, sizeof item, "%s-bound at TP %d", bound_name(x->est.decode.bound), x->tp);
+            snprintf(item, sizeof item, "%s-bound at TP %d", roofline_phase_bound_name(&x->est.decode), x->tp);
             list_append(db, sizeof db, item);
             if (x->status == REPORT_OK) {
                 if (lo < 0 || x->mem.max_batch < lo) {
@@ -279,9 +279,9 @@ static void observe(struct llmroof_report *r)
             }
         }
         if (nb && pre_same)
-            snprintf(pb, sizeof pb, "%s-bound at every TP", bound_name(pb0));
+            snprintf(pb, sizeof pb, "%s-bound at every TP", pb0);
         if (nb && dec_same)
-            snprintf(db, sizeof db, "%s-bound at every TP", bound_name(db0));
+            snprintf(db, sizeof db, "%s-bound at every TP", db0);
         if (nb)
             add_obs(r, "%s: prefill is %s; decode is %s.", first->gpu->id, pb, db);
         if (lo >= 0 && lo_tp == hi_tp)

@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(a.valid == b.valid);
     if (a.valid) {
         FUZZ_CHECK(a.fits == b.fits);
-        FUZZ_CHECK(a.prefill_bound == b.prefill_bound && a.decode_bound == b.decode_bound);
+        FUZZ_CHECK(!strcmp(a.prefill_bound, b.prefill_bound) && !strcmp(a.decode_bound, b.decode_bound));
         for (int k = 0; k < SWEEP_NUM_FIELDS; k++) {
             double x = sweep_num_field(&a, k), y = sweep_num_field(&b, k);
             FUZZ_CHECK(isfinite(x));

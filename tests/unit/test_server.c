@@ -124,7 +124,7 @@ static void file_options_and_work_limits_are_400(void **state)
     assert_int_equal(route("POST", "/api/v1/simulate",
                            "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"workload\":\"sharegpt:200000:100\"}", &b),
                      400);
-    assert_non_null(strstr(b, "250 requests x 200100 prompt + output tokens"));
+    assert_non_null(strstr(b, "250 requests x (200100 prompt + output tokens"));
     /* random:P:O[:R] counts the middle of its ranges: 250 x (1 + 300,000) = 7.5e7 > 2e7 */
     assert_int_equal(route("POST", "/api/v1/simulate",
                            "{\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"workload\":\"random:1:400000:0.5\"}", &b),
