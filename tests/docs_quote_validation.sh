@@ -14,7 +14,8 @@ sum=$("$bin" validate tests/data/validation/measurements.csv --cv source -q --fo
 fail=0
 # row: group in the CSV, label in the table; the table prints n, median, p90 and bias (Unicode minus)
 check_row() {
-    line=$(printf '%s\n' "$sum" | awk -F, -v g="$1" '$1 == g { print $2, $3, $4, $5 }')
+    # (CSV prints 15 significant digits; the table quotes one decimal, as the text table does)
+    line=$(printf '%s\n' "$sum" | awk -F, -v g="$1" '$1 == g { printf "%s %.1f %.1f %.1f\n", $2, $3, $4, $5 }')
     [ -n "$line" ] || { echo "FAIL: validate printed no group '$1'"; fail=1; return; }
     set -- "$2" $line
     bias=$(printf '%s' "$5" | sed 's/^-/−/')
@@ -31,7 +32,7 @@ check_row "class prefill" "prefill / TTFT"
 check_row "class e2e" "e2e and static throughput"
 check_row "load serving" "serving rows of this file (load = serving)"
 # README's sentence: decode, TTFT/prefill, end to end, and the serving rows
-med() { printf '%s\n' "$sum" | awk -F, -v g="$1" '$1 == g { print $3 }'; }
+med() { printf '%s\n' "$sum" | awk -F, -v g="$1" '$1 == g { printf "%.1f", $3 }'; }
 want="held-out median error $(med 'class decode')% for decode, $(med 'class prefill')% for TTFT/prefill, $(med 'class e2e')%"
 tr '\n' ' ' <README.md | sed 's/  */ /g' | grep -qF -- "$want" || { echo "FAIL: README.md does not say: $want"; fail=1; }
 want="end to end and $(med 'load serving')% for those 14 serving rows"
@@ -39,7 +40,7 @@ tr '\n' ' ' <README.md | sed 's/  */ /g' | grep -qF -- "$want" || { echo "FAIL: 
 # README's serving sentence: the serving rows' classes (data/serving.csv, held out by publication)
 serv=$("$bin" validate --cv source -q --format csv --table serving-summary | tr -d '\r') || {
     echo "FAIL: validate --cv source (serving) failed"; exit 1; }
-smed() { printf '%s\n' "$serv" | awk -F, -v g="$1" '$1 == g { print $3 }'; }
+smed() { printf '%s\n' "$serv" | awk -F, -v g="$1" '$1 == g { printf "%.1f", $3 }'; }
 want="$(smed 'class throughput')% on throughput, $(smed 'class ttft')% on TTFT, $(smed 'class tpot')% on TPOT and inter-token latency, $(smed 'class e2e')% end to end"
 tr '\n' ' ' <README.md | sed 's/  */ /g' | grep -qF -- "$want" || { echo "FAIL: README.md does not say: $want"; fail=1; }
 [ $fail = 0 ] && echo "ok: docs/validation.md and README.md quote validate --cv source"

@@ -275,11 +275,14 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         table_str(&t, r);
         table_str(&t, "fraction");
     }
-    row_bytes(&t, "usable", mem.usable_bytes);
+    /* whole bytes as the JSON prints them, floored (render_json.c: usable - weights - workspace -
+     * reserve stays the capacity printed); the CSV's raw column had rounded them, a byte off the
+     * JSON's (a review of session 65) */
+    row_bytes(&t, "usable", floor(mem.usable_bytes));
     row_bytes(&t, "weights", mem.weights_bytes_per_gpu);
     row_bytes(&t, "workspace", mem.workspace_bytes_per_gpu);
     row_bytes(&t, "reserve", mem.reserve_bytes_per_gpu);
-    row_bytes(&t, "kv_capacity", mem.kv_capacity_bytes_per_gpu);
+    row_bytes(&t, "kv_capacity", floor(mem.kv_capacity_bytes_per_gpu));
     row_bytes(&t, "kv_per_token", mem.kv_bytes_per_token);
     row_bytes(&t, "kv_per_token_per_gpu", mem.kv_bytes_per_token_per_gpu);
     if (memory_kv_stage_differs(&mem)) {

@@ -1,6 +1,7 @@
 /* table.h - one result table, many renderers (text, Markdown, CSV; JSON in render_json.h).
  * Cells are filled row by row, column by column. Numbers keep their value and a
- * fixed per-column precision, so every renderer prints the same digits. */
+ * fixed per-column precision, so the text and Markdown renderers print the same digits; CSV, read
+ * by programs, prints 15 significant digits and leaves an "n/a" cell empty. */
 #ifndef LLMROOF_TABLE_H
 #define LLMROOF_TABLE_H
 
