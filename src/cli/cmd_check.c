@@ -3,6 +3,7 @@
  * 2: a malformed baseline (the line is named). */
 #include <math.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,64 @@ static void describe(struct sbuf *o, long ln, const struct sweep_row *r)
     sbuf_printf(o, "\n");
 }
 
+/* The rows seen so far, by a 64-bit FNV-1a hash of their inputs (describe's text) with their
+ * line: a baseline holds each case once, and a repeated one (two files concatenated, a sweep
+ * appended twice) had passed as "32 rows agree" (a review of session 65). Open addressing, kept
+ * under half full. */
+struct seen_rows {
+    uint64_t *hash;
+    long *line;
+    size_t cap, n;
+};
+
+static uint64_t fnv1a(const char *s, size_t len)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ULL;
+    }
+    return h ? h : 1; /* 0 marks an empty slot */
+}
+
+/* The earlier line of a row hashing to h, 0 when it is new (then recorded), -1 out of memory. */
+static long seen_add(struct seen_rows *s, uint64_t h, long ln)
+{
+    if (2 * (s->n + 1) > s->cap) {
+        const size_t cap = s->cap ? 2 * s->cap : 1024;
+        uint64_t *nh = calloc(cap, sizeof *nh);
+        long *nl = calloc(cap, sizeof *nl);
+        if (!nh || !nl) {
+            free(nh);
+            free(nl);
+            return -1;
+        }
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->hash[i]) {
+                size_t j = (size_t)(s->hash[i] % cap);
+                while (nh[j])
+                    j = (j + 1) % cap;
+                nh[j] = s->hash[i];
+                nl[j] = s->line[i];
+            }
+        free(s->hash);
+        free(s->line);
+        s->hash = nh;
+        s->line = nl;
+        s->cap = cap;
+    }
+    size_t j = (size_t)(h % s->cap);
+    while (s->hash[j]) {
+        if (s->hash[j] == h)
+            return s->line[j];
+        j = (j + 1) % s->cap;
+    }
+    s->hash[j] = h;
+    s->line[j] = ln;
+    s->n++;
+    return 0;
+}
+
 int cmd_check(struct cli *c, int argc, char **argv)
 {
     static const struct cli_opt opts[] = {
@@ -203,6 +262,7 @@ int cmd_check(struct cli *c, int argc, char **argv)
     struct sbuf drifted; /* the drifted fields for the error stream (summary_field) */
     sbuf_init(&drifted);
     long listed_rows = 0;
+    struct seen_rows seen = { NULL, NULL, 0, 0 };
     rc = 0;
     int ch = 0;
     while (ch != EOF) {
@@ -252,6 +312,23 @@ int cmd_check(struct cli *c, int argc, char **argv)
             rc = 2;
             break;
         }
+        {
+            struct sbuf key;
+            sbuf_init(&key);
+            describe(&key, 0, &base);
+            const long first = sbuf_failed(&key) ? -1 : seen_add(&seen, fnv1a(sbuf_str(&key), key.len), ln);
+            sbuf_free(&key);
+            if (first < 0) {
+                rc = 1;
+                break;
+            }
+            if (first > 0) {
+                fprintf(c->errf, "llmroof: error: %s:%ld: the row repeats the inputs of line %ld (a baseline holds each "
+                                 "case once: two baselines concatenated?)\n", bname, ln, first);
+                rc = 2;
+                break;
+            }
+        }
         rows++;
         /* the row's whole layout: an absent ep_imbalance is the default (uniform routing's busiest
          * rank, 0), as sweep evaluated it */
@@ -293,6 +370,8 @@ int cmd_check(struct cli *c, int argc, char **argv)
         listed_rows = d.listed_rows;
     }
     free(line);
+    free(seen.hash);
+    free(seen.line);
     if (!rc && ferror(f)) {
         fprintf(c->errf, "llmroof: error: %s: read error\n", bname);
         rc = 2;

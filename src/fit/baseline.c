@@ -17,7 +17,9 @@ static int str_field(const cJSON *o, const char *key, char *out, size_t cap, con
                      struct llmroof_err *err)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v || !cJSON_IsString(v) || !v->valuestring)
+    if (!v) /* worded as a missing number's (a review: a row without "reason" read "must be a string") */
+        return BAD("%s:%ld: field '%s' is missing: expected a string, as sweep writes it", fname, ln, key);
+    if (!cJSON_IsString(v) || !v->valuestring)
         return BAD("%s:%ld: field '%s' must be a string", fname, ln, key);
     if (strlen(v->valuestring) >= cap)
         return BAD("%s:%ld: field '%s' is too long", fname, ln, key);
