@@ -1292,7 +1292,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         pthread_mutex_lock(&st->watch_mu);
         if (st->nwatch == st->watch_cap) {
             const size_t cap = st->watch_cap ? 2 * st->watch_cap : 64;
-            struct wconn **v = realloc(st->watch, cap * sizeof *v);
+            struct wconn **v = realloc(st->watch, cap * sizeof(struct wconn *));
             if (!v) {
                 pthread_mutex_unlock(&st->watch_mu);
                 free(w);

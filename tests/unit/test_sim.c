@@ -3084,23 +3084,31 @@ static void kv_transfer_carries_the_recurrent_state(void **state)
  * cross together. Qwen3-30B-A3B, 1000-token prompts: 48 layers x 4 KV heads x 128 x 2 x 2 B =
  * 98,304 B a token, 98.304 MB a transfer, over 1 GB/s 20 us + 98.304 ms each; through one link for
  * the instance the second had waited for the first: a mean of 1.5 transfers, 147.5 ms. */
+/* Two 1000-token prompts arriving together (trace t) at disaggregated Qwen3-30B-A3B pools on H100s,
+ * handed over a 1 GB/s link with a 20 us setup cost: the two hand-over tests' run. */
+static struct sim_config two_prompts_at_once(const struct llmroof_catalog *cat, const struct trace_req t[2])
+{
+    struct sim_config c = config(cat, "qwen3-30b-a3b", "h100", 1, NULL);
+    c.mode = SIM_TRACE;
+    c.trace = t;
+    c.ntrace = 2;
+    disaggregate(cat, &c, NULL);
+    c.kv_link_Bps = 1e9;
+    c.kv_link_latency_s = 20e-6;
+    return c;
+}
+
 static void attention_replicas_take_transfers_side_by_side(void **state)
 {
     (void)state;
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct trace_req t[2] = { { 0.0, 1000, 20 }, { 0.0, 1000, 20 } };
-    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, NULL);
-    c.mode = SIM_TRACE;
-    c.trace = t;
-    c.ntrace = 2;
-    disaggregate(&cat, &c, NULL);
+    struct sim_config c = two_prompts_at_once(&cat, t);
     c.prefill.instances = 2;
     c.decode.setup = c.setup;
     c.decode.setup.layout.ep = 2;
     c.decode.setup.layout.dp_attn = true;
-    c.kv_link_Bps = 1e9;
-    c.kv_link_latency_s = 20e-6;
     struct sim_result res;
     run(&c, &res);
     const double one = 20e-6 + 1000 * 98304.0 / 1e9;
@@ -3122,14 +3130,8 @@ static void a_prefill_instance_sends_one_transfer_at_a_time(void **state)
     struct llmroof_catalog cat;
     load_shipped(&cat);
     const struct trace_req t[2] = { { 0.0, 1000, 20 }, { 0.0, 1000, 20 } };
-    struct sim_config c = config(&cat, "qwen3-30b-a3b", "h100", 1, NULL);
-    c.mode = SIM_TRACE;
-    c.trace = t;
-    c.ntrace = 2;
-    disaggregate(&cat, &c, NULL);
+    struct sim_config c = two_prompts_at_once(&cat, t);
     c.decode.instances = 2;
-    c.kv_link_Bps = 1e9;
-    c.kv_link_latency_s = 20e-6;
     struct sim_result res;
     run(&c, &res);
     const double one = 20e-6 + 1000 * 98304.0 / 1e9;
