@@ -183,6 +183,13 @@ function notNumberProblem(form, names) {
   return emptyProblem(form, names.filter((n) => n in linkNotNumber));
 }
 
+// The status line of a panel that answered, naming the other panels still showing an error (with
+// run=1 the plan's "plan: 3 GPUs" had hidden the Serving panel's error: a review of session 65)
+function statusWithErrors(text) {
+  const bad = ['estimate', 'serving', 'plan'].filter((p) => { const el = $(p + '-error'); return el && !el.hidden; });
+  return bad.length ? text + ' · error in ' + bad.join(', ') : text;
+}
+
 // ---- the setup's options object (the C API's names) ----------------------------------------
 // A number field as typed: its value, or the text itself where it is none ("" or "abc"), which the
 // server refuses quoting it (an empty Prompt had gone out as 0)
@@ -321,7 +328,7 @@ async function updateEstimate() {
       rs.setAttribute('role', 'img'); rs.setAttribute('aria-label', 'roofline of ' + e.model + ' on ' + e.gpu);
     }
     document.body.dataset.ready = 'estimate';
-    $('status').textContent = e.model + ' on ' + e.gpu;
+    $('status').textContent = statusWithErrors(e.model + ' on ' + e.gpu);
   } catch (err) {
     if (seq !== estimateSeq) return;
     clearEstimate();
@@ -428,7 +435,7 @@ async function updateServing(ev) {
       `may instead be still filling its batch (the run spans fewer than 3 request lives there): about ${settle} Requests ` +
       'or more settle it.' : '') : '';
     setStale('serving', false);
-    $('status').textContent = 'simulated ' + pts.length + ' point' + (pts.length === 1 ? '' : 's');
+    $('status').textContent = statusWithErrors('simulated ' + pts.length + ' point' + (pts.length === 1 ? '' : 's'));
   } catch (err) {
     if (seq !== servingSeq) return;
     // no curve or table of an earlier run beside the error
@@ -525,7 +532,8 @@ async function updatePlan(ev) {
     $('plan-obs-title').hidden = !obs.length;
     $('plan-obs').innerHTML = obs.map((t) => '<li>' + esc(t) + '</li>').join('');
     setStale('plan', false);
-    $('status').textContent = d.best ? 'plan: ' + d.best.gpus + ' GPU' + (d.best.gpus === 1 ? '' : 's') : 'plan: nothing feasible';
+    $('status').textContent = statusWithErrors(d.best ? 'plan: ' + d.best.gpus + ' GPU' + (d.best.gpus === 1 ? '' : 's')
+      : 'plan: nothing feasible');
   } catch (err) {
     if (seq !== planSeq) return;
     planFailed(err);

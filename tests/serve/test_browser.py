@@ -166,6 +166,17 @@ def check_links(br, bin_, url, failures):
             failures.append("%s: the link was rewritten to %s" % (query, br.js("location.search")))
 
 
+def check_status_names_errors(br, url, failures):
+    """With run=1 every panel runs: the last to answer must not hide another's error in the status
+    line (the plan's "plan: 3 GPUs" had shown beside a Serving error; a review of session 65)."""
+    load(br, url + "?requests=abc&run=1")
+    br.wait("document.querySelectorAll('#plan-table tr').length > 1 && !document.getElementById('serving-error').hidden",
+            timeout=120)
+    status = br.js("document.getElementById('status').textContent")
+    if "error in serving" not in status:
+        failures.append("run=1 with a Serving error: the status line says %r" % status)
+
+
 def check_long_times_and_state(br, bin_, url, failures):
     # 10^9-token requests: times past 1,000 days in scientific notation, inside their cards
     load(br, url + "?model=granite-4.0-h-tiny&gpu=a10&batch=1000000&prompt=1000000000&output=1000000000")
@@ -538,6 +549,7 @@ def main():
         print("screenshot: " + shot)
 
         check_links(br, bin_, url, failures)
+        check_status_names_errors(br, url, failures)
         check_long_times_and_state(br, bin_, url, failures)
         check_moe_tp(br, bin_, url, failures)
         check_roofline_and_labels(br, url, failures)
