@@ -70,7 +70,7 @@ _llmroof()
         --scenario) COMPREPLY=($(compgen -W "offline server" -- "$cur")); return ;;
         --router) COMPREPLY=($(compgen -W "round-robin least-loaded prefix-affinity" -- "$cur")); return ;;
         --spec) COMPREPLY=($(compgen -W "eagle eagle3 mtp medusa draft:" -- "$cur")); compopt -o nospace 2>/dev/null; return ;;
-        --kv-link) COMPREPLY=($(compgen -W "nvlink ib pcie" -- "$cur")); return ;;
+        --kv-link) COMPREPLY=($(compgen -W "nvlink node net ib pcie" -- "$cur")); return ;;
         --svg-dir|--web|--data) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     esac
     if [[ -z $cmd ]]; then

@@ -1349,8 +1349,9 @@ static void *watchdog(void *arg)
     struct server_state *st = arg;
     pthread_mutex_lock(&st->watch_mu);
     while (!st->watch_stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
+        struct timespec until; /* on the monotonic clock (watch_wake's, server_run): a step of the
+                                  wall clock neither stalls nor hurries the watchdog */
+        clock_gettime(CLOCK_MONOTONIC, &until);
         until.tv_nsec += 250000000L;
         if (until.tv_nsec >= 1000000000L) {
             until.tv_sec += 1;
@@ -1539,6 +1540,11 @@ int server_run(llmroof_ctx *ctx, const struct server_cfg *cfg)
         return 1;
     }
     pthread_t dog;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&st.watch_wake, &ca);
+    pthread_condattr_destroy(&ca);
     if (pthread_create(&dog, NULL, watchdog, &st) != 0) {
         fprintf(stderr, "llmroof: error: serve: cannot start the header watchdog thread\n");
         MHD_stop_daemon(d);

@@ -451,11 +451,15 @@ static int kv_link_pools(struct cli *c, struct ctx *x)
                        (long)x->cfg.decode.instances * sim_setup_gpus(&x->cfg.decode.setup);
     if (kind == SIM_KV_NODE && gp != gd)
         return cli_usage_error(c, "option '--kv-link': %s joins GPUs of one kind in one node or domain; the "
-                                  "prefill pool runs on %s and the decode pool on %s: use ib, pcie or a GB/s figure",
+                                  "prefill pool runs on %s and the decode pool on %s: use net, ib, pcie or a GB/s figure",
                                x->kvlink, gp->id, gd->id);
     if (kind == SIM_KV_AUTO && gp != gd)
         kind = SIM_KV_NET; /* pools of two GPU kinds: no shared in-node link assumed */
     x->cfg.kv_link_Bps = sim_kv_link_Bps(kind, rate, ps, total);
+    /* the slower end's: an H100 prefill pool handing over to A100s (HDR, 25 GB/s at 0.78) takes
+     * the A100's 19.5 GB/s, not its own NDR's 40.5 (a review of session 65) */
+    if (gp != gd)
+        x->cfg.kv_link_Bps = fmin(x->cfg.kv_link_Bps, sim_kv_link_Bps(kind, rate, &x->cfg.decode.setup, total));
     if (kind == SIM_KV_NODE && !sim_kv_link_in_domain(kind, ps, total)) {
         /* as plan costs it (plan_kv_link_Bps): the hand-over crosses the network, said here (it
          * had been refused, so a plan's own rerun line with --kv-link nvlink failed: a review) */

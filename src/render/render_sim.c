@@ -288,7 +288,7 @@ static void qf(struct table *t, const char *name, const char *fmt, double v, con
     snprintf(buf, sizeof buf, fmt, v);
     table_row(t);
     table_str(t, name);
-    table_str(t, buf);
+    table_str_num(t, buf, v); /* CSV: the value at full precision */
     table_str(t, unit);
 }
 #define q(t, name, v, unit) qf(t, name, "%.3f", v, unit)

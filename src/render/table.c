@@ -111,6 +111,16 @@ void table_str(struct table *t, const char *s)
     memcpy(c->str, s, n + 1);
 }
 
+void table_str_num(struct table *t, const char *text, double v)
+{
+    table_str(t, text);
+    if (t->failed || t->cur < 1 || t->nrows == 0)
+        return;
+    struct table_cell *c = &t->cells[(t->nrows - 1) * (size_t)t->ncols + (size_t)(t->cur - 1)];
+    c->num = v;
+    c->csv_num = true;
+}
+
 void table_num(struct table *t, double v)
 {
     struct table_cell *c = next_cell(t);
@@ -204,16 +214,16 @@ void table_render(const struct table *t, enum table_format f, struct sbuf *out)
             csv_field(out, t->col[c]);
         }
         sbuf_append(out, "\r\n");
-        /* CSV is read by programs: a number at 10 significant digits, as sweep and the baselines
-         * store them, not at the text's display precision (estimate's e2e of 2.762 ms read "0.003"
-         * s, 8.6% off), and a value nothing gives ("n/a" in the text) an empty cell, as docs/json.md
-         * says of an absent one (a review of session 65) */
+        /* CSV is read by programs: a number at 15 significant digits, not at the text's display
+         * precision (estimate's e2e of 2.762 ms read "0.003" s, 8.6% off), and a value nothing
+         * gives ("n/a" in the text) an empty cell, as docs/json.md says of an absent one (a review
+         * of session 65) */
         for (size_t r = 0; r < t->nrows; r++) {
             for (int c = 0; c < t->ncols; c++) {
                 if (c)
                     sbuf_append(out, ",");
                 const struct table_cell *cell = &t->cells[r * (size_t)t->ncols + (size_t)c];
-                if (!cell->str && cell->is_num) {
+                if ((!cell->str && cell->is_num) || (cell->str && cell->csv_num)) {
                     snprintf(buf, sizeof buf, "%.15g", cell->num == 0 ? 0.0 : cell->num); /* never "-0" */
                     csv_field(out, buf);
                 } else {

@@ -18,6 +18,7 @@ struct table_cell {
     char *str;    /* owned text, or NULL for a number or an empty cell */
     double num;   /* value when is_num */
     bool is_num;  /* cell holds a number */
+    bool csv_num; /* a text cell whose value CSV prints instead (table_str_num) */
 };
 
 struct table {
@@ -41,6 +42,9 @@ void table_col(struct table *t, const char *name, int prec);
 void table_row(struct table *t);
 void table_str(struct table *t, const char *s);
 void table_num(struct table *t, double v);
+/* A cell shown as `text` in the text and Markdown tables (a count without decimals, a quantity at
+ * its own precision) whose value v CSV prints at full precision. */
+void table_str_num(struct table *t, const char *text, double v);
 void table_empty(struct table *t);
 
 /* Which of a command's tables an output holds. CSV holds one table (RFC 4180 has one header

@@ -47,8 +47,9 @@ struct plan_input {
     bool keep_budget, keep_seqs;   /* --max-batched-tokens / --max-seqs given: the engine
                                       profile's defaults do not replace them */
     enum sim_kv_link_kind kv_link_kind; /* --kv-link: the disaggregated hand-over's link (default
-                                      SIM_KV_NET, each GPU's own network), taken per layout at its
-                                      GPU's efficiency and placement (plan_kv_link_Bps) */
+                                      SIM_KV_AUTO: each GPU's in-node link where the layout's
+                                      instances fit one domain, its network beyond), taken per layout
+                                      at its GPU's efficiency and placement (plan_kv_link_Bps) */
     double kv_link_rate_Bps;       /* with SIM_KV_RATE: the rate given */
     const char *kv_link;           /* the link as given: nvlink, node, ib, pcie or GB/s (NULL: the
                                       GPU's network) */

@@ -1281,10 +1281,6 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
     if (e->sh.attn_dp > 1 && (!(e->rb = calloc((size_t)e->sh.attn_dp, sizeof *e->rb)) ||
                               !(e->rdec = calloc((size_t)e->sh.attn_dp, sizeof *e->rdec))))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
-    /* a decode instance's incoming KV links and a prefill instance's outgoing ones, one a replica */
-    if (c->disaggregated &&
-        !(e->links = calloc((size_t)(e->sh.attn_dp > 1 ? e->sh.attn_dp : 1), sizeof *e->links)))
-        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
     if (e->rb && c->prefill_first && !c->alternate_turns &&
         !(e->rprompt = calloc((size_t)e->sh.attn_dp, sizeof *e->rprompt)))
         return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
@@ -1509,6 +1505,13 @@ static int build_engines(struct runner *r, struct llmroof_err *err)
         int rc = engine_init(c, &r->E[i], pool ? &ds : &ps, pool, r->nreq, r->lanes, i % r->lanes, err);
         if (rc)
             return rc;
+        /* a decode instance's incoming KV links and a prefill instance's outgoing ones, kv_lanes a
+         * replica (of the pools as they run: ps and ds) */
+        struct engine *e = &r->E[i];
+        e->kv_lanes = c->disaggregated ? sim_kv_lanes(&ps, &ds, pool) : 1;
+        if (c->disaggregated &&
+            !(e->links = calloc((size_t)(e->sh.attn_dp > 1 ? e->sh.attn_dp : 1) * (size_t)e->kv_lanes, sizeof *e->links)))
+            return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
         r->E[i].waiting.oom = &r->oom;
         r->E[i].handoff.oom = &r->oom;
     }

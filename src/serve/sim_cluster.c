@@ -392,26 +392,46 @@ static void link_take(struct kv_link *l, double t, double dur)
     l->n++;
 }
 
-/* The earliest time at or after `now` that both ends of a hand-over, the sending replica's link
- * `out` and the receiving replica's `in`, are free for `dur` seconds, taken on both: the GPUs of a
- * prefill replica send one transfer at a time over their NICs as a decode replica's receive one
- * (before session 65 only the receiving side queued, so one prefill GPU feeding 8 decode
- * instances sent 3.2 GB/s through a 2 GB/s link: a review). Each pass moves t to a later end of a
- * span, so the search ends. */
-static double link_reserve_pair(struct kv_link *out, struct kv_link *in, double now, double dur)
+/* The earliest time at or after `now` that both ends of a hand-over are free for `dur` seconds, taken
+ * on both: one of the sending replica's nout lanes out[] and one of the receiving replica's nin
+ * lanes in[] (engine.kv_lanes). A prefill replica's GPUs send one transfer at a time as a decode
+ * replica's receive one (before session 65 only the receiving side queued, so one prefill GPU
+ * feeding 8 decode instances sent 3.2 GB/s through a 2 GB/s link: a review), but a side with k
+ * times the other's GPUs a sequence moves a k-th of each transfer on each of its NICs, so it carries
+ * k at once: a TP-8 prefill instance feeding TP-1 replicas has 8 lanes (a review of this change
+ * found it serialised on one). Each pass moves t to a later end of a span, so the search ends. */
+static double link_reserve_pair(struct kv_link *out, int nout, struct kv_link *in, int nin, double now, double dur)
 {
-    double t = now;
-    for (;;) {
-        const double a = link_earliest(out, t, dur), b = link_earliest(in, a, dur);
-        if (b == a) {
-            t = a;
-            break;
+    double best = INFINITY;
+    int bo = 0, bi = 0;
+    for (int o = 0; o < nout; o++)
+        for (int i = 0; i < nin; i++) {
+            double t = now;
+            for (;;) {
+                const double a = link_earliest(&out[o], t, dur), b = link_earliest(&in[i], a, dur);
+                if (b == a) {
+                    t = a;
+                    break;
+                }
+                t = b;
+            }
+            if (t < best) {
+                best = t;
+                bo = o;
+                bi = i;
+            }
         }
-        t = b;
-    }
-    link_take(out, t, dur);
-    link_take(in, t, dur);
-    return t;
+    link_take(&out[bo], best, dur);
+    link_take(&in[bi], best, dur);
+    return best;
+}
+
+int sim_kv_lanes(const struct llmroof_setup *ps, const struct llmroof_setup *ds, int pool)
+{
+    const long gp = (long)ps->tp * (ps->layout.pp > 1 ? ps->layout.pp : 1);
+    const long gd = (long)ds->tp * (ds->layout.pp > 1 ? ds->layout.pp : 1);
+    const long k = pool == 0 ? gp / (gd > 0 ? gd : 1) : gd / (gp > 0 ? gp : 1);
+    return k > 1 ? (int)(k < 64 ? k : 64) : 1;
 }
 
 bool sim_kv_link_in_domain(enum sim_kv_link_kind kind, const struct llmroof_setup *p, long gpus_total)
@@ -502,7 +522,8 @@ static void start_transfer(struct runner *r, struct engine *d, const struct rsta
      * holds its blocks: with data-parallel attention each replica's GPUs send and take their
      * transfers beside the other replicas' (a DGX H100's GPUs each have their own 400 Gb/s NIC) */
     const int sr = h->replica >= 0 && h->replica < (p->sh.attn_dp > 1 ? p->sh.attn_dp : 1) ? h->replica : 0;
-    const double start = link_reserve_pair(&p->links[sr], &d->links[r->dres[id].replica], now, dur);
+    const double start = link_reserve_pair(&p->links[(size_t)sr * (size_t)p->kv_lanes], p->kv_lanes,
+                                           &d->links[(size_t)r->dres[id].replica * (size_t)d->kv_lanes], d->kv_lanes, now, dur);
     q->kv_ready_s = start + dur;
     struct rstate s = *h;
     s.stage = 1;

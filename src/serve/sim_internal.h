@@ -283,7 +283,8 @@ struct engine {
     /* decode instance: each attention replica's incoming KV link (sh.attn_dp of them, owned; one
      * without data-parallel attention): a replica's GPUs receive over their own NICs, beside the
      * other replicas' (link_reserve) */
-    struct kv_link *links;
+    struct kv_link *links;       /* (kv_lanes of them a replica, replica-major) */
+    int kv_lanes;                /* sim_kv_lanes */
     long held_out;               /* prefill instance: blocks its handed-over requests hold until their
                                     K/V has left */
     long held_in;                /* decode instance: blocks set aside for K/V in flight to it (with
@@ -751,6 +752,9 @@ void sim_start_transfers(struct runner *r, struct engine *d, double now);
  * (sim_drafted_tokens): each receiving GPU's share, or each sending GPU's where the prefill side
  * has fewer GPUs per sequence (TP x PP, both sides). */
 double sim_handover_gpu_bytes(const struct engine *p, const struct engine *d, double held, double drafted);
+/* The hand-overs a replica of pool `pool` (0: prefill, of setup ps; 1: decode, of ds) carries at
+ * once (engine.kv_lanes): its GPUs a sequence over the other pool's, at least 1 (link_reserve_pair). */
+int sim_kv_lanes(const struct llmroof_setup *ps, const struct llmroof_setup *ds, int pool);
 /* The tokens of a `prompt`-token prompt that decode instance d's drafter caches (and a hand-over
  * moves): every one for an EAGLE head's or MTP module's layer, a draft model's held tokens
  * (arch_kv_tokens_held of its windows); 0 without a drafter's cache (none, Medusa). */

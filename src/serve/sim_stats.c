@@ -390,8 +390,8 @@ static double link_capacity_qps(const struct runner *r, const struct engine *e, 
         return 0;
     const struct engine *p = e->pool == 0 ? e : o, *d = e->pool == 0 ? o : e;
     const double t = r->c->kv_link_latency_s + sim_handover_gpu_bytes(p, d, H, HD) / r->c->kv_link_Bps;
-    /* each attention replica sends or takes its transfers over its own GPUs' links */
-    const double links = e->sh.attn_dp > 1 ? (double)e->sh.attn_dp : 1.0;
+    /* each attention replica sends or takes its transfers over its own GPUs' links, kv_lanes at once */
+    const double links = (e->sh.attn_dp > 1 ? (double)e->sh.attn_dp : 1.0) * (double)e->kv_lanes;
     return t > 0 ? links / t : 0;
 }
 

@@ -3079,11 +3079,13 @@ static void kv_transfer_carries_the_recurrent_state(void **state)
 }
 
 /* A decode instance of data-parallel attention replicas takes each replica's transfers over that
- * replica's GPUs' own links, beside the other replicas': two prompts prefilled at once by two
- * prefill instances (round-robin), each sending over its own link, and handed to replicas 0 and 1
- * cross together. Qwen3-30B-A3B, 1000-token prompts: 48 layers x 4 KV heads x 128 x 2 x 2 B =
- * 98,304 B a token, 98.304 MB a transfer, over 1 GB/s 20 us + 98.304 ms each; through one link for
- * the instance the second had waited for the first: a mean of 1.5 transfers, 147.5 ms. */
+ * replica's GPUs' own links, beside the other replicas': two prompts prefilled at once by one TP-2
+ * prefill instance, whose two GPUs each send half of what a TP-1 replica takes and so carry two
+ * hand-overs at once (kv_lanes 2), and handed to replicas 0 and 1 cross together. Qwen3-30B-A3B,
+ * 1000-token prompts: 48 layers x 4 KV heads x 128 x 2 x 2 B = 98,304 B a token, 98.304 MB a
+ * transfer a receiving GPU, over 1 GB/s 20 us + 98.304 ms each; through one link for the instance
+ * the second had waited for the first: a mean of 1.5 transfers, 147.5 ms (and so had it through the
+ * TP-2 sender's one lane: a review of session 65). */
 /* Two 1000-token prompts arriving together (trace t) at disaggregated Qwen3-30B-A3B pools on H100s,
  * handed over a 1 GB/s link with a 20 us setup cost: the two hand-over tests' run. */
 static struct sim_config two_prompts_at_once(const struct llmroof_catalog *cat, const struct trace_req t[2])
@@ -3105,7 +3107,8 @@ static void attention_replicas_take_transfers_side_by_side(void **state)
     load_shipped(&cat);
     const struct trace_req t[2] = { { 0.0, 1000, 20 }, { 0.0, 1000, 20 } };
     struct sim_config c = two_prompts_at_once(&cat, t);
-    c.prefill.instances = 2;
+    c.prefill.setup = c.setup;
+    c.prefill.setup.tp = 2;
     c.decode.setup = c.setup;
     c.decode.setup.layout.ep = 2;
     c.decode.setup.layout.dp_attn = true;
