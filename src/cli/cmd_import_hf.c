@@ -114,10 +114,9 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
             snprintf(what, sizeof what, "%s experts at %g bits per weight, other weights %s", m.ckpt_format,
                      m.ckpt_expert_bits, dtype_name(own));
         else if ((own == LLMROOF_INT4 || own == LLMROOF_INT8) && m.ckpt_bits > (own == LLMROOF_INT4 ? 4.0 : 8.0))
-            /* the group scales are not in the dtype */
-            snprintf(what, sizeof what, "%s at %.4g bits per weight with its group scales, estimated at %d (add "
-                     "--weight-bits %.4g to count the scales)", m.ckpt_format, m.ckpt_bits,
-                     own == LLMROOF_INT4 ? 4 : 8, m.ckpt_bits);
+            /* the group scales counted with the weights (ckpt_dtypes) */
+            snprintf(what, sizeof what, "%s at %.4g bits per weight with its group scales", m.ckpt_format,
+                     m.ckpt_bits);
         else if (m.ckpt_per_op) { /* the operators the quantizer left 16-bit */
             int o = snprintf(what, sizeof what, "%s at %.3f bits per weight, 16-bit:", m.ckpt_format, m.ckpt_bits);
             for (int i = 0; i < LLMROOF_CKPT_MODULES && o > 0 && (size_t)o < sizeof what; i++)

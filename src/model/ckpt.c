@@ -31,8 +31,8 @@ bool ckpt_weight_dtype(const struct llmroof_model *m, enum llmroof_dtype *out)
         *out = LLMROOF_BF16;
         return true;
     }
-    /* weight-only int4 / int8 on every linear layer (compressed-tensors W4A16 / W8A16): the int
-     * dtype, its group scales left out as --weight-dtype int4 leaves them (ckpt_bits has them) */
+    /* weight-only int4 / int8 on every linear layer (compressed-tensors W4A16 / W8A16, AWQ, GPTQ): the
+     * int dtype, at ckpt_bits with its group scales (ckpt_dtypes) */
     if ((strcmp(m->ckpt_format, "int4") == 0 || strcmp(m->ckpt_format, "int8") == 0) && m->ckpt_bits < 16) {
         *out = m->ckpt_format[3] == '4' ? LLMROOF_INT4 : LLMROOF_INT8;
         return true;
@@ -102,8 +102,15 @@ struct llmroof_dtypes ckpt_dtypes(const struct llmroof_model *m, const struct ll
 {
     enum llmroof_dtype d;
     given = ckpt_engine_dtypes(given, en);
-    if (!weight_given && given.weight_bits <= 0 && ckpt_weight_dtype(m, &d))
+    if (!weight_given && given.weight_bits <= 0 && ckpt_weight_dtype(m, &d)) {
         given.weight = d;
+        /* a weight-only int4 / int8 checkpoint's bytes hold its group scales and zero points:
+         * AWQ's Llama-3.1-8B at 4.156 bits is 5.73 GB as published, not the 5.59 of 4 bits (a
+         * review of session 65; they had been left out as --weight-dtype int4 leaves them) */
+        if ((d == LLMROOF_INT4 || d == LLMROOF_INT8) && !m->ckpt_per_op && !(m->ckpt_expert_bits > 0) &&
+            m->ckpt_bits > 8.0 * dtype_bytes(d) && m->ckpt_bits < 16.0)
+            given.weight_bits = m->ckpt_bits;
+    }
     given = ckpt_state_dtype(m, given);
     /* neither --state-dtype nor the model's config: the engine's default, fp32 where it keeps the
      * state so (SGLang: mamba2_state_dtype starts from float32, then the config's mamba_ssm_dtype,
@@ -209,7 +216,9 @@ void ckpt_weight_desc(const struct llmroof_model *m, const struct llmroof_dtypes
                  mods);
     } else if (m && m->ckpt_expert_bits > 0 && ops_expert_bytes(m, dt) < ops_weight_bytes(dt))
         snprintf(experts, sizeof experts, ", %s experts", strcmp(m->ckpt_format, "mxfp4") == 0 ? "MXFP4" : m->ckpt_format);
-    bool is_own = dt->weight_bits <= 0 && ckpt_weight_dtype(m, &own) && own == dt->weight;
+    /* (a weight-only int checkpoint's own bits are its scales', ckpt_dtypes) */
+    bool is_own = (dt->weight_bits <= 0 || (m && dt->weight_bits == m->ckpt_bits)) && ckpt_weight_dtype(m, &own) &&
+                  own == dt->weight;
     /* quantized weights whose embedding and head stay 16-bit (ops_unquantized_bytes): say so, the
      * weights line is otherwise larger than bits x parameters */
     const bool kept = m && ops_weight_bytes(dt) < 2.0 && ops_unquantized_bytes(m, dt, false) >= 2.0;

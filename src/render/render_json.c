@@ -298,6 +298,8 @@ char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu
     cJSON_AddNumberToObject(o, "tp", tp);
     const bool layout = rj_add_layout(o, sh) != NULL;
     cJSON_AddStringToObject(o, "weight_dtype", dtype_name(dt->weight));
+    if (dt->weight_bits > 0) /* as estimate's (a review: --weight-bits 4.5 read as plain fp16 here) */
+        cJSON_AddNumberToObject(o, "weight_bits", dt->weight_bits);
     add_head_bytes(o, m, dt);
     cJSON_AddStringToObject(o, "kv_dtype", dtype_name(dt->kv));
     /* the batch that fits judges (a review: "fits": false with no batch in the document) */
@@ -513,6 +515,8 @@ char *render_json_report(const struct llmroof_report *r)
     cJSON_AddNumberToObject(o, "prompt_len", (double)r->req.prompt);
     cJSON_AddNumberToObject(o, "output_len", (double)r->req.output);
     cJSON_AddStringToObject(o, "weight_dtype", dtype_name(r->dt.weight));
+    if (r->dt.weight_bits > 0)
+        cJSON_AddNumberToObject(o, "weight_bits", r->dt.weight_bits);
     cJSON_AddStringToObject(o, "kv_dtype", dtype_name(r->dt.kv));
     cJSON_AddStringToObject(o, "act_dtype", dtype_name(r->dt.act));
     if (r->has_layout) {

@@ -226,12 +226,27 @@ static void compressed_tensors_checkpoints_by_hand(void **state)
     assert_rel_close(ops_expert_bytes(&m, &bf), 0.5625, 0);
     assert_rel_close(ops_module_weight_bytes(&m, &bf, LLMROOF_CKPT_FFN), 2.0, 0); /* shared experts */
     /* Llama-2-7B W4A16: int4 groups of 128, 4 + 16/128 = 4.125 bits, every Linear but lm_head: the
-     * int4 dtype (the scales left out, as --weight-dtype int4) */
+     * int4 dtype, its scales counted (ckpt_dtypes: 4.125 bits a weight, 0.515625 bytes; they had
+     * been left out as --weight-dtype int4 leaves them: a review of session 65) */
     import_ok("llama-2-7b-w4a16.json", &m);
     assert_string_equal(m.ckpt_format, "int4");
     assert_rel_close(m.ckpt_bits, 4.125, 0);
     assert_true(ckpt_weight_dtype(&m, &own));
     assert_int_equal(own, LLMROOF_INT4);
+    {
+        const struct llmroof_dtypes none = { LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
+                                             LLMROOF_ACT_QUANT_SEPARATE, false };
+        const struct llmroof_dtypes d4 = ckpt_dtypes(&m, NULL, none, false);
+        assert_int_equal(d4.weight, LLMROOF_INT4);
+        assert_rel_close(d4.weight_bits, 4.125, 0);
+        assert_rel_close(ops_weight_bytes(&d4), 0.515625, 1e-12);
+        /* a weight dtype given keeps its own bits */
+        assert_rel_close(ckpt_dtypes(&m, NULL, none, true).weight_bits, 0, 0);
+    }
+    /* AWQ (Qwen2.5-7B-Instruct-AWQ: 4 bits, group 128, zero points): 4 + (16 + 4)/128 = 4.15625 bits */
+    import_ok("qwen2.5-7b-instruct-awq.json", &m);
+    assert_string_equal(m.ckpt_format, "int4");
+    assert_rel_close(m.ckpt_bits, 4.15625, 0);
     /* Mixtral-8x7B FP8-dynamic: per-channel fp8 weights (scales left out: 8 bits), fp8 inputs */
     import_ok("mixtral-8x7b-fp8-dynamic.json", &m);
     assert_string_equal(m.ckpt_format, "fp8");
