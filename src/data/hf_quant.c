@@ -467,6 +467,80 @@ done:
 }
 
 /* ------------------------------------------------------------------------ */
+/* modules a quantizer left 16-bit by name (AWQ, GPTQ, fp8)                 */
+/* ------------------------------------------------------------------------ */
+
+/* quantization_config.<key> (AWQ's and transformers' fp8 modules_to_not_convert, vLLM's fp8
+ * ignored_layers): names a module is kept 16-bit when it contains (transformers' AWQ and fp8
+ * replace every Linear whose dotted name holds none of them). *outcome: 0 where it keeps some kind
+ * 16-bit in every layer (have and ign as ct_classify's), 1 where the list is absent or keeps nothing
+ * llmroof costs apart, 2 where it keeps a kind in some layers only (warned: not representable).
+ * Returns an error for a malformed list, else LLMROOF_OK. A review of session 65 found these lists
+ * read by nothing: "self_attn" kept attention 16-bit and llmroof counted it at 4 bits. */
+static int kept_by_name(const char *fname, const cJSON *qc, const char *key, const char *type, struct llmroof_model *m,
+                        long have[CT_KINDS], long ign[CT_KINDS], int *outcome, char *warn, size_t warn_cap,
+                        struct llmroof_err *err)
+{
+    *outcome = 1;
+    const cJSON *list = item(qc, key);
+    if (!list)
+        return LLMROOF_OK;
+    if (!cJSON_IsArray(list))
+        return ERR("%s: field 'quantization_config.%s' must be an array of module names or null", fname, key);
+    const int np = cJSON_GetArraySize(list);
+    if (np == 0)
+        return LLMROOF_OK;
+    struct ct_pat *pats = calloc((size_t)np, sizeof *pats);
+    if (!pats)
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "%s: out of memory for %d module names", fname, np);
+    int nc = 0, rc = LLMROOF_OK;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, list)
+    {
+        if (!cJSON_IsString(e) || !e->valuestring || !e->valuestring[0] || strlen(e->valuestring) > 200) {
+            rc = ERR("%s: field 'quantization_config.%s' must be an array of module names (1 to 200 characters)",
+                     fname, key);
+            goto done;
+        }
+        if (nc >= np)
+            break;
+        /* the name anywhere in a module's dotted name: ".*" and the name with regex characters escaped */
+        char rx[512] = ".*";
+        size_t o = 2;
+        for (const char *s = e->valuestring; *s && o + 3 < sizeof rx; s++) {
+            if (strchr(".[]()*+?{}|^$\\", *s))
+                rx[o++] = '\\';
+            rx[o++] = *s;
+        }
+        rx[o] = '\0';
+        pats[nc].re = true;
+        pats[nc].name = e->valuestring;
+        if (regcomp(&pats[nc].rx, rx, REG_EXTENDED | REG_NOSUB) != 0) {
+            rc = ERR("%s: field 'quantization_config.%s': cannot read the name \"%.60s\"", fname, key, e->valuestring);
+            goto done;
+        }
+        nc++;
+    }
+    ct_classify(m, type, pats, nc, have, ign);
+    for (int k = 0; k < CT_HEAD; k++)
+        if (ign[k] > 0 && ign[k] < have[k]) {
+            hf_warn(warn, warn_cap, "%s: quantization_config.%s keeps %ld of %ld layers' %s 16-bit, which llmroof "
+                    "cannot represent layer by layer: they are counted at the checkpoint's bits", fname, key, ign[k],
+                    have[k], ct_kind_names[k]);
+            *outcome = 2;
+            goto done;
+        }
+    for (int k = 0; k < CT_HEAD; k++)
+        if (ign[k])
+            *outcome = 0;
+done:
+    for (int i = 0; i < nc; i++)
+        regfree(&pats[i].rx);
+    free(pats);
+    return rc;
+}
+
+/* ------------------------------------------------------------------------ */
 /* quantization_config                                                      */
 /* ------------------------------------------------------------------------ */
 
@@ -502,6 +576,19 @@ int hf_quant_config(const char *fname, const cJSON *qc, const char *type, struct
          * notes the format (before session 47 this said "estimate it with --weight-dtype fp8") */
         snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "fp8");
         m->ckpt_bits = bits;
+        /* modules kept 16-bit by name: said, not modelled for W8A8 fp8 (the head and router are
+         * 16-bit in this format already) */
+        static const char *const keys[] = { "modules_to_not_convert", "ignored_layers" };
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+            long have[CT_KINDS], ign[CT_KINDS];
+            int kept = 1;
+            const int rc = kept_by_name(fname, qc, keys[i], type, m, have, ign, &kept, warn, warn_cap, err);
+            if (rc)
+                return rc;
+            if (kept == 0)
+                hf_warn(warn, warn_cap, "%s: quantization_config.%s keeps some layers' matrices 16-bit, which llmroof "
+                        "does not model for fp8 weights: they are counted at 8 bits", fname, keys[i]);
+        }
     } else if (!strcmp(method, "mxfp4")) {
         /* gpt-oss: the routed experts in MXFP4 (e2m1 + one e8m0 scale per 32 = 4.25 bits), the
          * modules_to_not_convert (attention, router, embeddings, head) in bf16 */
@@ -531,8 +618,27 @@ int hf_quant_config(const char *fname, const cJSON *qc, const char *type, struct
             return LLMROOF_OK;
         }
         const bool zero = strcmp(method, "gptq") == 0 || !(zp && cJSON_IsFalse(zp));
+        const double wb = bits + (g > 0 ? (16.0 + (zero ? (double)bits : 0.0)) / g : 0.0);
         snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", bits == 4 ? "int4" : "int8");
-        m->ckpt_bits = bits + (g > 0 ? (16.0 + (zero ? (double)bits : 0.0)) / g : 0.0);
+        m->ckpt_bits = wb;
+        /* modules kept 16-bit by name (AWQ's modules_to_not_convert): the per-operator form, as a
+         * compressed-tensors W4A16 ignore list makes it */
+        long have[CT_KINDS], ign[CT_KINDS];
+        int kept = 1;
+        const int rc = kept_by_name(fname, qc, "modules_to_not_convert", type, m, have, ign, &kept, warn, warn_cap, err);
+        if (rc)
+            return rc;
+        if (kept == 0) {
+            ign[CT_HEAD] = have[CT_HEAD] = 1; /* AWQ and GPTQ leave the head 16-bit whatever the list */
+            ct_per_op(m, bits == 4 ? "int4" : "int8", wb, have, ign);
+        }
+        const cJSON *dyn = item(qc, "dynamic"), *lmh = item(qc, "lm_head");
+        if (dyn && cJSON_IsObject(dyn) && dyn->child)
+            hf_warn(warn, warn_cap, "%s: quantization_config.dynamic (GPTQModel's per-module overrides) is not read: "
+                    "every quantized module is counted at %d bits", fname, bits);
+        if (lmh && cJSON_IsTrue(lmh))
+            hf_warn(warn, warn_cap, "%s: quantization_config.lm_head true (a quantized LM head) is not modelled: the "
+                    "head is counted at 16 bits", fname);
     } else if (!strcmp(method, "fbgemm_fp8")) {
         /* fp8 weights with a scale per output channel (FBGEMM's, as transformers reads them), fp8
          * activations quantized per token on the fly: W8A8-FP8 as quant_method fp8 */

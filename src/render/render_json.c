@@ -280,6 +280,29 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
 /* Below 16-bit weights: the bytes a weight of the embedding, LM head and MoE router takes, 2 where
  * they stay 16-bit (ops_unquantized_bytes; docs/model.md "Quantized weights: what stays 16-bit"),
  * so that weights_bytes_per_gpu reads against the weight dtype */
+/* A checkpoint whose weights are not all one dtype (some operators kept 16-bit, or its experts
+ * narrower), taken as stored: its format, bits and the operators kept 16-bit, so that a JSON reader
+ * does not take "weight_dtype": "bf16" for the whole model (a review of session 65: a W4A16
+ * checkpoint with attention kept 16-bit read bf16 though 5.6 of its 7.5 G weights are int4) */
+static void add_checkpoint(cJSON *o, const struct llmroof_model *m, const struct llmroof_dtypes *dt)
+{
+    enum llmroof_dtype own;
+    if (!m || !(m->ckpt_per_op || m->ckpt_expert_bits > 0) || dt->weight_bits > 0 || !ckpt_weight_dtype(m, &own) ||
+        own != dt->weight)
+        return;
+    cJSON *c = cJSON_AddObjectToObject(o, "checkpoint");
+    cJSON_AddStringToObject(c, "format", m->ckpt_format);
+    cJSON_AddNumberToObject(c, "bits", m->ckpt_bits);
+    if (m->ckpt_expert_bits > 0)
+        cJSON_AddNumberToObject(c, "expert_bits", m->ckpt_expert_bits);
+    if (m->ckpt_per_op) {
+        cJSON *x = cJSON_AddArrayToObject(c, "excluded");
+        for (int i = 0; i < LLMROOF_CKPT_MODULES; i++)
+            if (m->ckpt_excluded >> i & 1u)
+                cJSON_AddItemToArray(x, cJSON_CreateString(catalog_ckpt_module_name(i)));
+    }
+}
+
 static void add_head_bytes(cJSON *o, const struct llmroof_model *m, const struct llmroof_dtypes *dt)
 {
     if (ops_weight_bytes(dt) < 2.0)
@@ -300,6 +323,7 @@ char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu
     cJSON_AddStringToObject(o, "weight_dtype", dtype_name(dt->weight));
     if (dt->weight_bits > 0) /* as estimate's (a review: --weight-bits 4.5 read as plain fp16 here) */
         cJSON_AddNumberToObject(o, "weight_bits", dt->weight_bits);
+    add_checkpoint(o, m, dt);
     add_head_bytes(o, m, dt);
     cJSON_AddStringToObject(o, "kv_dtype", dtype_name(dt->kv));
     /* the batch that fits judges (a review: "fits": false with no batch in the document) */
@@ -389,6 +413,7 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     cJSON_AddStringToObject(o, "act_dtype", dtype_name(s->dt.act));
     if (s->dt.weight_bits > 0)
         cJSON_AddNumberToObject(o, "weight_bits", s->dt.weight_bits);
+    add_checkpoint(o, s->model, &s->dt);
     add_head_bytes(o, s->model, &s->dt);
     if (s->dt.state_set)
         cJSON_AddStringToObject(o, "state_dtype", dtype_name(s->dt.state));

@@ -247,6 +247,18 @@ static void compressed_tensors_checkpoints_by_hand(void **state)
     import_ok("qwen2.5-7b-instruct-awq.json", &m);
     assert_string_equal(m.ckpt_format, "int4");
     assert_rel_close(m.ckpt_bits, 4.15625, 0);
+    assert_false(m.ckpt_per_op);
+    /* ... with modules_to_not_convert ["self_attn"] (AWQ keeps every Linear whose name holds it
+     * 16-bit): the per-operator form, attention and the head (which AWQ never quantizes) 16-bit, the
+     * MLP at 4.15625 bits, 0.51953125 bytes (the list had been read by nothing: a review of session
+     * 65). memory's 6,787,816,448 B at TP 1 (golden memory_awq_attn16_json): 28 x (3584 x 8192)
+     * attention weights = 822.1 M at 2 B, 28 x 3 x 3584 x 18944 MLP = 5.703 G at 0.5195 B, the
+     * embedding and head 2 x 152064 x 3584 = 1.090 G at 2 B: 1.644 + 2.963 + 2.180 = 6.787 GB */
+    import_ok("qwen2.5-7b-instruct-awq-attn16.json", &m);
+    assert_true(m.ckpt_per_op);
+    assert_int_equal(m.ckpt_excluded, LLMROOF_CKPT_QKV_PROJ | LLMROOF_CKPT_O_PROJ | LLMROOF_CKPT_LM_HEAD);
+    assert_rel_close(ops_module_weight_bytes(&m, &bf, LLMROOF_CKPT_FFN), 4.15625 / 8.0, 0);
+    assert_rel_close(ops_module_weight_bytes(&m, &bf, LLMROOF_CKPT_QKV_PROJ), 2.0, 0);
     /* Mixtral-8x7B FP8-dynamic: per-channel fp8 weights (scales left out: 8 bits), fp8 inputs */
     import_ok("mixtral-8x7b-fp8-dynamic.json", &m);
     assert_string_equal(m.ckpt_format, "fp8");

@@ -1,0 +1,1 @@
+--models-file tests/data/models-qwen2.5-7b-awq-attn16.json memory -m qwen2.5-7b-awq-attn16 -g h100 --format json
