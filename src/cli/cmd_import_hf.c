@@ -1,7 +1,9 @@
 /* cmd_import_hf.c - `llmroof import-hf CONFIG.json --name ID` */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "model/arch.h"
@@ -15,6 +17,60 @@ static int on_opt(struct cli *c, void *ctx, int id, const char *arg)
     (void)c;
     if (id == OPT_NAME)
         *(const char **)ctx = arg;
+    return 0;
+}
+
+/* NVIDIA Model Optimizer writes its quantization beside config.json, in hf_quant_config.json
+ * ({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "NVFP4", "group_size": 16,
+ * "exclude_modules": [...]}}), which vLLM and SGLang read (a review of session 65 found an NVFP4
+ * checkpoint imported as 16-bit weights without a word). Where config.json has no
+ * quantization_config and the file lies beside it, *text is replaced by the config with
+ * quantization_config {"quant_method": "modelopt", "quantization": ...} (hf_quant.c). 0, or the exit
+ * status of a failure (said). */
+static int modelopt_sibling(struct cli *c, const char *file, char **text, size_t *len)
+{
+    char sib[4096];
+    const char *slash = strrchr(file, '/');
+    const int dirlen = slash ? (int)(slash - file + 1) : 0;
+    if (snprintf(sib, sizeof sib, "%.*shf_quant_config.json", dirlen, file) >= (int)sizeof sib)
+        return 0;
+    struct stat st;
+    if (stat(sib, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    cJSON *cfg = cJSON_ParseWithLength(*text, *len);
+    if (!cfg || !cJSON_IsObject(cfg) || cJSON_GetObjectItemCaseSensitive(cfg, "quantization_config")) {
+        cJSON_Delete(cfg); /* malformed (the importer says so) or quantized in config.json already */
+        return 0;
+    }
+    char *qt = NULL;
+    size_t qlen = 0;
+    struct llmroof_err err = { 0 };
+    if (cli_read_input(c, sib, sib, (size_t)1024 * 1024, &qt, &qlen, &err)) {
+        cJSON_Delete(cfg);
+        return cli_fail(c, &err);
+    }
+    cJSON *hq = cJSON_ParseWithLength(qt, qlen);
+    free(qt);
+    const cJSON *quant = hq ? cJSON_GetObjectItemCaseSensitive(hq, "quantization") : NULL;
+    if (!cJSON_IsObject(quant)) {
+        cJSON_Delete(hq);
+        cJSON_Delete(cfg);
+        fprintf(c->errf, "llmroof: error: %s: expected a JSON object with an object 'quantization' (Model Optimizer's "
+                         "hf_quant_config.json)\n", sib);
+        return 2;
+    }
+    cJSON *qc = cJSON_AddObjectToObject(cfg, "quantization_config");
+    cJSON_AddStringToObject(qc, "quant_method", "modelopt");
+    cJSON_AddItemToObject(qc, "quantization", cJSON_Duplicate(quant, true));
+    char *merged = cJSON_PrintUnformatted(cfg);
+    cJSON_Delete(hq);
+    cJSON_Delete(cfg);
+    if (!merged)
+        return 1;
+    free(*text);
+    *text = merged;
+    *len = strlen(merged);
+    fprintf(c->errf, "llmroof: note: %s: quantization read from %s\n", file, sib);
     return 0;
 }
 
@@ -68,6 +124,8 @@ int cmd_import_hf(struct cli *c, int argc, char **argv)
     }
     if ((rc = cli_read_input(c, cli_input_name(file), file, (size_t)16 * 1024 * 1024, &text, &len, &err)))
         return cli_fail(c, &err);
+    if (strcmp(file, "-") != 0 && (rc = modelopt_sibling(c, file, &text, &len)))
+        return rc;
     struct llmroof_model m;
     char warn[2048];
     rc = catalog_model_from_hf_warn(text, len, cli_input_name(file), name, &m, warn, sizeof warn, &err);

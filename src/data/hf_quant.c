@@ -7,6 +7,9 @@
  *   mxfp4               gpt-oss: the routed experts MXFP4, the rest 16-bit
  *   compressed-tensors  llm-compressor's format (Red Hat's, Moonshot's and Z.ai's checkpoints): one
  *                       scheme of config_groups over every Linear but the `ignore` list, read below
+ *   awq, gptq           weight-only int4/int8 with group scales, AWQ's modules_to_not_convert
+ *   fbgemm_fp8          fp8 weights, per-channel scales
+ *   modelopt            NVIDIA Model Optimizer: NVFP4 or FP8, exclude_modules globs
  * Any other method is a warning: the weights are then the config's 16-bit dtype. */
 #include <math.h>
 #include <regex.h>
@@ -477,9 +480,9 @@ done:
  * llmroof costs apart, 2 where it keeps a kind in some layers only (warned: not representable).
  * Returns an error for a malformed list, else LLMROOF_OK. A review of session 65 found these lists
  * read by nothing: "self_attn" kept attention 16-bit and llmroof counted it at 4 bits. */
-static int kept_by_name(const char *fname, const cJSON *qc, const char *key, const char *type, struct llmroof_model *m,
-                        long have[CT_KINDS], long ign[CT_KINDS], int *outcome, char *warn, size_t warn_cap,
-                        struct llmroof_err *err)
+static int kept_by_name(const char *fname, const cJSON *qc, const char *key, bool glob, const char *type,
+                        struct llmroof_model *m, long have[CT_KINDS], long ign[CT_KINDS], int *outcome, char *warn,
+                        size_t warn_cap, struct llmroof_err *err)
 {
     *outcome = 1;
     const cJSON *list = item(qc, key);
@@ -504,13 +507,25 @@ static int kept_by_name(const char *fname, const cJSON *qc, const char *key, con
         }
         if (nc >= np)
             break;
-        /* the name anywhere in a module's dotted name: ".*" and the name with regex characters escaped */
-        char rx[512] = ".*";
-        size_t o = 2;
-        for (const char *s = e->valuestring; *s && o + 3 < sizeof rx; s++) {
+        /* the name anywhere in a module's dotted name: ".*" and the name with regex characters
+         * escaped; a glob (ModelOpt's exclude_modules, matched whole as fnmatch does): "*" any text,
+         * "?" one character */
+        char rx[512];
+        size_t o = (size_t)snprintf(rx, sizeof rx, "%s", glob ? "^(" : ".*");
+        for (const char *s = e->valuestring; *s && o + 4 < sizeof rx; s++) {
+            if (glob && (*s == '*' || *s == '?')) {
+                if (*s == '*')
+                    rx[o++] = '.';
+                rx[o++] = *s == '*' ? '*' : '.';
+                continue;
+            }
             if (strchr(".[]()*+?{}|^$\\", *s))
                 rx[o++] = '\\';
             rx[o++] = *s;
+        }
+        if (glob && o + 2 < sizeof rx) {
+            rx[o++] = ')';
+            rx[o++] = '$';
         }
         rx[o] = '\0';
         pats[nc].re = true;
@@ -582,7 +597,7 @@ int hf_quant_config(const char *fname, const cJSON *qc, const char *type, struct
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
             long have[CT_KINDS], ign[CT_KINDS];
             int kept = 1;
-            const int rc = kept_by_name(fname, qc, keys[i], type, m, have, ign, &kept, warn, warn_cap, err);
+            const int rc = kept_by_name(fname, qc, keys[i], false, type, m, have, ign, &kept, warn, warn_cap, err);
             if (rc)
                 return rc;
             if (kept == 0)
@@ -625,7 +640,8 @@ int hf_quant_config(const char *fname, const cJSON *qc, const char *type, struct
          * compressed-tensors W4A16 ignore list makes it */
         long have[CT_KINDS], ign[CT_KINDS];
         int kept = 1;
-        const int rc = kept_by_name(fname, qc, "modules_to_not_convert", type, m, have, ign, &kept, warn, warn_cap, err);
+        const int rc = kept_by_name(fname, qc, "modules_to_not_convert", false, type, m, have, ign, &kept, warn, warn_cap,
+                                     err);
         if (rc)
             return rc;
         if (kept == 0) {
@@ -639,6 +655,49 @@ int hf_quant_config(const char *fname, const cJSON *qc, const char *type, struct
         if (lmh && cJSON_IsTrue(lmh))
             hf_warn(warn, warn_cap, "%s: quantization_config.lm_head true (a quantized LM head) is not modelled: the "
                     "head is counted at 16 bits", fname);
+    } else if (!strcmp(method, "modelopt")) {
+        /* NVIDIA Model Optimizer (the form its exporter writes into config.json, or import-hf's reading
+         * of a hf_quant_config.json beside it): quant_algo NVFP4 (e2m1 with an e4m3 scale per
+         * group_size 16: 4.5 bits, weights and activations) or FP8 (per-tensor W8A8), exclude_modules
+         * (globs) kept 16-bit; the head stays 16-bit as the exporter leaves it. A review of session 65
+         * found NVFP4 checkpoints imported as 16-bit weights without a word */
+        const cJSON *inner = item(qc, "quantization");
+        const cJSON *q = inner && cJSON_IsObject(inner) ? inner : qc;
+        const cJSON *algo = item(q, "quant_algo"), *gs = item(q, "group_size"), *kv = item(q, "kv_cache_quant_algo");
+        if (!algo || !cJSON_IsString(algo))
+            return ERR("%s: field 'quantization_config.quant_algo' must be a string (NVFP4, FP8, ...) with quant_method "
+                       "modelopt", fname);
+        if (kv && cJSON_IsString(kv) && !strcmp(kv->valuestring, "FP8"))
+            hf_warn(warn, warn_cap, "%s: the checkpoint carries fp8 KV-cache scales (kv_cache_quant_algo FP8): "
+                    "--kv-dtype fp8 to estimate that cache (the default is 16-bit)", fname);
+        const bool nvfp4 = !strcmp(algo->valuestring, "NVFP4"), fp8 = !strcmp(algo->valuestring, "FP8");
+        if (!nvfp4 && !fp8) {
+            hf_warn(warn, warn_cap, "%s: Model Optimizer quant_algo \"%s\" is " FALLBACK, fname, algo->valuestring);
+            return LLMROOF_OK;
+        }
+        if (gs && !whole(gs, 1, 1 << 20))
+            return ERR("%s: field 'quantization_config.group_size' must be a whole number of at least 1", fname);
+        long have[CT_KINDS], ign[CT_KINDS];
+        int kept = 1;
+        const int rc = kept_by_name(fname, q, "exclude_modules", true, type, m, have, ign, &kept, warn, warn_cap, err);
+        if (rc)
+            return rc;
+        if (fp8) {
+            snprintf(m->ckpt_format, sizeof m->ckpt_format, "%s", "fp8");
+            m->ckpt_bits = 8.0;
+            if (kept == 0)
+                hf_warn(warn, warn_cap, "%s: exclude_modules keeps some layers' matrices 16-bit, which llmroof does "
+                        "not model for fp8 weights: they are counted at 8 bits", fname);
+            return LLMROOF_OK;
+        }
+        const double wb = 4.0 + 8.0 / (gs ? gs->valuedouble : 16.0);
+        if (kept != 0) { /* nothing kept by the list (or not representable): every layer's matrices */
+            for (int k = 0; k < CT_KINDS; k++)
+                ign[k] = 0;
+            ct_classify(m, type, NULL, 0, have, ign);
+        }
+        ign[CT_HEAD] = have[CT_HEAD] = 1;
+        ct_per_op(m, "nvfp4", wb, have, ign);
     } else if (!strcmp(method, "fbgemm_fp8")) {
         /* fp8 weights with a scale per output channel (FBGEMM's, as transformers reads them), fp8
          * activations quantized per token on the fly: W8A8-FP8 as quant_method fp8 */

@@ -293,6 +293,20 @@ static void compressed_tensors_checkpoints_by_hand(void **state)
     import_ok("mistral-small-3.1-24b-w4a16.json", &m);
     assert_true(m.ckpt_per_op);
     assert_int_equal(m.ckpt_excluded, LLMROOF_CKPT_QKV_PROJ | LLMROOF_CKPT_O_PROJ | LLMROOF_CKPT_LM_HEAD);
+    /* NVIDIA Model Optimizer's NVFP4 in config.json (quant_method modelopt, as its exporter writes it;
+     * import-hf reads a hf_quant_config.json beside config.json into this form): e2m1 with an e4m3
+     * scale per 16, 4 + 8/16 = 4.5 bits; exclude_modules are globs matched whole (fnmatch), here
+     * every layer's self_attn and the head: qkv_proj, o_proj and lm_head 16-bit (the method had
+     * been a warning and every weight 16-bit: a review of session 65) */
+    import_ok("llama-2-7b-modelopt-nvfp4-attn16.json", &m);
+    assert_string_equal(m.ckpt_format, "nvfp4");
+    assert_rel_close(m.ckpt_bits, 4.5, 0);
+    assert_true(m.ckpt_per_op);
+    assert_int_equal(m.ckpt_excluded, LLMROOF_CKPT_QKV_PROJ | LLMROOF_CKPT_O_PROJ | LLMROOF_CKPT_LM_HEAD);
+    /* ... and FP8 (per-tensor W8A8): the fp8 format at 8 bits */
+    import_ok("llama-2-7b-modelopt-fp8.json", &m);
+    assert_string_equal(m.ckpt_format, "fp8");
+    assert_rel_close(m.ckpt_bits, 8.0, 0);
     /* W8A8 int8 (per-channel int8 weights, per-token int8 activations): int8 weights, int8 GEMMs on a
      * GPU with an int8 path */
     import_ok("llama-2-7b-w8a8.json", &m);

@@ -1,0 +1,1 @@
+import-hf tests/data/hf/bad-modelopt-no-algo.json --name x
