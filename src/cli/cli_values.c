@@ -451,10 +451,10 @@ int cli_setup_resolve(struct cli *c, struct cli_setup_opts *s)
         /* the element's width: fp4's dtype size holds NVFP4's scales (4.5 bits), MXFP4 is 4.25 */
         const double bits = floor(dtype_bytes(s->weight) * 8.0);
         if (s->weight_bits < bits || s->weight_bits >= 2.0 * bits)
-            return cli_usage_error(c, "options '--weight-dtype %s' and '--weight-bits %g' disagree: a %g-bit format "
+            return cli_usage_error(c, "options '--weight-dtype %s' and '--weight-bits %g' disagree: %s %g-bit format "
                                       "takes %g to under %g bits a weight with its scales (e.g. int4 with 4.5 for "
                                       "q4_0); give the dtype that holds them, or --weight-bits alone",
-                                   dtype_name(s->weight), s->weight_bits, bits, bits, 2.0 * bits);
+                                   dtype_name(s->weight), s->weight_bits, bits == 8 ? "an" : "a", bits, bits, 2.0 * bits);
     }
     if (!s->engine_name && s->eff.engine_use_ray)
         return cli_usage_error(c, "option '--engine-use-ray' needs --engine: the Ray call's cost is the engine "

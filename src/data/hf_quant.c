@@ -604,6 +604,12 @@ int hf_quant_config(const char *fname, const cJSON *qc, const char *type, struct
                 hf_warn(warn, warn_cap, "%s: quantization_config.%s keeps some layers' matrices 16-bit, which llmroof "
                         "does not model for fp8 weights: they are counted at 8 bits", fname, keys[i]);
         }
+    } else if (!strcmp(method, "mxfp4") && m->moe_experts <= 0) {
+        /* transformers' and vLLM's mxfp4 quantizes MoE experts alone: a dense model keeps every
+         * weight 16-bit (a review found "mxfp4 experts at 4.25 bits" said of a model with none) */
+        hf_warn(warn, warn_cap, "%s: quantization_config mxfp4 stores MoE experts in MXFP4, and model_type %s has "
+                "none: every weight is estimated at 16 bits unless --weight-dtype or --weight-bits is given", fname,
+                type);
     } else if (!strcmp(method, "mxfp4")) {
         /* gpt-oss: the routed experts in MXFP4 (e2m1 + one e8m0 scale per 32 = 4.25 bits), the
          * modules_to_not_convert (attention, router, embeddings, head) in bf16 */
