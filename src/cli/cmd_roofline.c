@@ -62,6 +62,25 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
     struct llmroof_err err = { 0 };
     if ((rc = estimate_run(&s, &req, &e, &err)))
         return cli_fail(c, &err);
+    /* what estimate warns of: a setup that does not fit, a context past the model's (the chart had
+     * drawn Llama-3.1-405B on one L4 without a word: a review of session 65) */
+    {
+        const long ctx_len = req.prompt + req.output;
+        const struct llmroof_layout lay = estimate_layout(&s);
+        struct llmroof_memory mem;
+        if (memory_eval_layout(m, g, &lay, &s.dt, ctx_len, &x.s.mem, &mem, &err) == LLMROOF_OK) {
+            memory_fit_batch(&mem, req.batch);
+            if (mem.fit == LLMROOF_FIT_WEIGHTS || mem.fit == LLMROOF_FIT_CONTEXT)
+                fprintf(c->errf, "llmroof: warning: %s does not fit on %d x %s at a %ld-token context (see 'llmroof "
+                                 "memory'): the operators are placed as if it did\n", m->id, mem.gpus, g->id, ctx_len);
+            else if (mem.fit == LLMROOF_FIT_BATCH)
+                fprintf(c->errf, "llmroof: warning: batch %ld exceeds the KV-cache limit of %.0f sequences at a "
+                                 "%ld-token context: not servable at once\n", req.batch, mem.max_batch, ctx_len);
+        }
+        if (m->max_context < ctx_len)
+            fprintf(c->errf, "llmroof: warning: prompt + output = %ld tokens exceeds %s's max context of %ld\n", ctx_len,
+                    m->id, m->max_context);
+    }
 
     struct svg_point pts[2 * LLMROOF_OP_COUNT];
     size_t n = 0;
@@ -98,7 +117,12 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
         sbuf_init(&svg);
         snprintf(title, sizeof title, "%s on %s (TP %d, batch %ld): operators on the roofline", m->id, g->id, s.tp,
                  req.batch);
-        svg_roofline(&svg, title, g, s.eff.memory, s.eff.compute, pts, n, true);
+        /* the GEMMs' compute dtype: the activations', or a checkpoint's own path (block fp8 on an
+         * H200 computes fp8 under fp16 activations: ops_ckpt_lowp_modules) */
+        enum llmroof_dtype gemm = s.dt.act, low;
+        if (ops_ckpt_lowp_modules(m, &s.dt, &low))
+            gemm = low;
+        svg_roofline(&svg, title, g, s.eff.memory, s.eff.compute, gemm, pts, n, true);
         rc = sbuf_failed(&svg) ? 1 : cli_write_file(c, x.svg, &svg);
         sbuf_free(&svg);
         if (rc) {

@@ -417,7 +417,8 @@ void svg_grouped_bars(struct sbuf *out, const char *title, const char *const *gr
 }
 
 void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu *g, double memory_eff,
-                  double compute_eff, const struct svg_point *pts, size_t npts, bool standalone)
+                  double compute_eff, enum llmroof_dtype gemm, const struct svg_point *pts, size_t npts,
+                  bool standalone)
 {
     const int left = 80, top = 40, ph = 440, pw = 570;
     /* the roofs' labels, one per peak ("fp8 / int8 / int4 440 TFLOP/s" on an L40S): the right
@@ -540,7 +541,10 @@ void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu 
         if (!roof_names[d][0])
             continue;
         const char *names = roof_names[d];
-        const bool has_fp16 = g->has_peak[LLMROOF_FP16] && g->peak_flops[LLMROOF_FP16] == g->peak_flops[d];
+        /* the ridge of the ceiling the GEMMs compute on: an fp8 model's points sit above the fp16
+         * ceiling, and its fp16 ridge had read as the one that bounds them (a review of session 65) */
+        const enum llmroof_dtype rd = g->has_peak[gemm] ? gemm : LLMROOF_FP16;
+        const bool has_fp16 = g->has_peak[rd] && g->peak_flops[rd] == g->peak_flops[d];
         /* the rate estimate charges: 8-bit GEMMs reach the GPU's gemm_8bit share of the compute
          * efficiency on their doubled peak (a review: the fp8 ceiling sat 7.5% above it on an H100) */
         double peak = g->peak_flops[d] * compute_eff * kernel_gemm_dtype_scale(g, (enum llmroof_dtype)d);
@@ -564,8 +568,8 @@ void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu 
             sbuf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"none\" stroke=\"#000000\"/>\n", X(ridge), y);
             sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%d\" stroke=\"#777777\" "
                              "stroke-dasharray=\"4 3\"/>\n", X(ridge), y, X(ridge), top + ph);
-            sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">fp16 ridge %.0f FLOP/B</text>\n",
-                        X(ridge) + 4, top + ph - 6, ridge);
+            sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">%s ridge %.0f FLOP/B</text>\n",
+                        X(ridge) + 4, top + ph - 6, dtype_name(rd == LLMROOF_BF16 ? LLMROOF_FP16 : rd), ridge);
         }
         ci++;
     }

@@ -34,9 +34,11 @@ struct svg_point {
 };
 
 /* Log-log roofline of GPU g: bandwidth slope, a ceiling per dtype it has, the ridge point of
- * the fp16 (or first) ceiling, and the given points. */
+ * the ceiling the GEMMs compute on (`gemm`: the activations' dtype, fp8 for an fp8 checkpoint on a
+ * GPU with fp8; fp16 where the GPU has no such peak), and the given points. */
 void svg_roofline(struct sbuf *out, const char *title, const struct llmroof_gpu *g, double memory_eff,
-                  double compute_eff, const struct svg_point *pts, size_t npts, bool standalone);
+                  double compute_eff, enum llmroof_dtype gemm, const struct svg_point *pts, size_t npts,
+                  bool standalone);
 
 /* Places text labels so that no two overlap: each new label is moved up or down in 12 px
  * steps until its box (x .. x+w, height 11) clears every label placed before. */

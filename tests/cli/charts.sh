@@ -36,6 +36,12 @@ check "the HTML report shows the latency chart first" sh -c \
 "$bin" simulate -m llama-2-7b -g a100 --rate 4 --requests 200 \
     --sweep-batched-tokens 256,512,1024,2048,4096,8192,16384 --ttft-slo 100ms --tpot-slo 25ms --svg "$tmp/s1.svg" >/dev/null
 "$bin" simulate -m llama-2-7b -g a100 --requests 100 --sweep-concurrency 1,2,4,8,16,32 --svg "$tmp/s2.svg" >/dev/null
+# the ridge marked is the one the GEMMs compute on: DeepSeek-V3's block-fp8 GEMMs on an H200 at the
+# fp8 ceiling (it had said "fp16 ridge" under points above the fp16 ceiling: a review of session 65)
+"$bin" roofline -m deepseek-v3 -g h200 -t 8 -b 64 --svg "$tmp/rf8.svg" >/dev/null 2>&1
+"$bin" roofline -m llama-3.1-8b -g h100 --svg "$tmp/rf16.svg" >/dev/null 2>&1
+check "an fp8 model's roofline marks the fp8 ridge" grep -q '>fp8 ridge' "$tmp/rf8.svg"
+check "a 16-bit model's marks the fp16 ridge" grep -q '>fp16 ridge' "$tmp/rf16.svg"
 check "the sweep chart draws both SLO limits" sh -c "grep -q 'TTFT SLO 100 ms' '$tmp/s1.svg' && grep -q 'TPOT SLO 25 ms' '$tmp/s1.svg'"
 check "without SLOs it draws none" sh -c "! grep -q ' SLO ' '$tmp/s2.svg'"
 check "the sweep chart's x axis names the swept setting" grep -q '>max_batched_tokens: token budget per iteration' "$tmp/s1.svg"

@@ -310,7 +310,7 @@ static void charts_are_well_formed_xml(void **state)
     struct svg_point pts[] = { { "ffn <&>", 900.0, 1e14, 0 }, { "attention", 1.0, 1e12, 1 } };
     struct sbuf b;
     sbuf_init(&b);
-    svg_roofline(&b, "a \"title\" & more", gpu(&cat, "h100"), 0.8, 0.65, pts, 2, true);
+    svg_roofline(&b, "a \"title\" & more", gpu(&cat, "h100"), 0.8, 0.65, LLMROOF_FP16, pts, 2, true);
     if (!xml_well_formed(sbuf_str(&b), why, sizeof why)) {
         print_error("roofline: %s\n", why);
         fail();
