@@ -819,7 +819,8 @@ void render_sim_curve(const char *title, const char *param, const struct sim_poi
             ymin = fmin(ymin, slo_ms[k]);
             ymax = fmax(ymax, slo_ms[k]);
         }
-    if (!(ymax > 0)) {
+    const bool no_latency = !(ymax > 0) || !isfinite(ymin); /* no run completed a request */
+    if (no_latency) {
         ymin = 1;
         ymax = 10;
     }
@@ -864,6 +865,27 @@ void render_sim_curve(const char *title, const char *param, const struct sim_poi
         sbuf_printf(out, "<text x=\"18\" y=\"%.1f\" text-anchor=\"middle\" transform=\"rotate(-90 18 %.1f)\">%s</text>\n",
                     y0 + h / 2.0, y0 + h / 2.0, panel ? "output tokens/s" : "latency (ms, log scale)");
     }
+    /* overloaded runs shaded in both panels, half-way to their neighbours: their latencies grow with
+     * the run's length, so a point under the SLO line there does not meet it (a review found such
+     * points read as meeting the SLO, hollow markers alone telling them apart) */
+    bool shaded = false;
+    for (int i = 0; i < n; i++) {
+        if (!pts[i].result.overloaded)
+            continue;
+        const double xa = i > 0 ? (PX(pts[i - 1].param) + PX(pts[i].param)) / 2 : left;
+        const double xb = i + 1 < n ? (PX(pts[i].param) + PX(pts[i + 1].param)) / 2 : left + pw;
+        for (int panel = 0; panel < 2; panel++)
+            sbuf_printf(out, "<rect class=\"overload\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
+                             "fill=\"#fbe1e1\"/>\n", xa, panel ? top2 : top, xb > xa ? xb - xa : 0, panel ? thr_h : lat_h);
+        if (!shaded)
+            sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" fill=\"#b22222\">overloaded</text>\n",
+                        xa + 4, top + 14);
+        shaded = true;
+    }
+    if (no_latency)
+        sbuf_printf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#b22222\">no run completed a "
+                         "request (every one rejected: see the table's errors), so no latency to draw</text>\n",
+                    left + pw / 2.0, top + lat_h / 2.0);
     /* SLO limits: dashed lines in their series' colour, labelled at the right end */
     struct svg_labeler labels = { .n = 0 };
     for (int k = 0; k < 2; k++) {
@@ -932,8 +954,8 @@ void render_sim_curve(const char *title, const char *param, const struct sim_poi
                      "requests of each run%s</text>\n", left, H - 26,
                 slo_ms[0] > 0 || slo_ms[1] > 0 ? "; long-dashed horizontal lines: the SLO limits" : "");
     if (any_over)
-        sbuf_printf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#555555\">hollow points: overloaded runs, "
-                         "whose latencies grow with the run's length</text>\n", left, H - 12);
+        sbuf_printf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#555555\">hollow points, shaded: overloaded "
+                         "runs, whose latencies grow with the run's length (no SLO is met there)</text>\n", left, H - 12);
     sbuf_append(out, "</svg>\n");
 #undef PX
 #undef PY

@@ -42,6 +42,13 @@ check "the HTML report shows the latency chart first" sh -c \
 "$bin" roofline -m llama-3.1-8b -g h100 --svg "$tmp/rf16.svg" >/dev/null 2>&1
 check "an fp8 model's roofline marks the fp8 ridge" grep -q '>fp8 ridge' "$tmp/rf8.svg"
 check "a 16-bit model's marks the fp16 ridge" grep -q '>fp16 ridge' "$tmp/rf16.svg"
+# overloaded runs shaded (their points under an SLO line had read as meeting it), and a sweep whose
+# every request was rejected says so in its empty latency panel (reviews of session 65)
+"$bin" simulate -m llama-3.1-8b -g h100 --sweep-rate 1,10,160 -n 200 --ttft-slo 2s --tpot-slo 100ms \
+    --svg "$tmp/over.svg" >/dev/null 2>&1
+"$bin" simulate -m llama-3.1-8b -g l4 -w fixed:1000000:10 --sweep-rate 0.01,1 -n 10 --svg "$tmp/rej.svg" >/dev/null 2>&1
+check "an overloaded sweep point is shaded" grep -q 'class="overload"' "$tmp/over.svg"
+check "a sweep of rejected requests says why its latency panel is empty" grep -q 'no run completed a request' "$tmp/rej.svg"
 check "the sweep chart draws both SLO limits" sh -c "grep -q 'TTFT SLO 100 ms' '$tmp/s1.svg' && grep -q 'TPOT SLO 25 ms' '$tmp/s1.svg'"
 check "without SLOs it draws none" sh -c "! grep -q ' SLO ' '$tmp/s2.svg'"
 check "the sweep chart's x axis names the swept setting" grep -q '>max_batched_tokens: token budget per iteration' "$tmp/s1.svg"
