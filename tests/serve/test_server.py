@@ -713,22 +713,34 @@ class Server(unittest.TestCase):
         self.assertLess(waited, 10)  # --timeout 2 (with MHD's polling slack)
 
 
-    def test_trickled_body_is_dropped_after_the_timeout(self):
-        # a byte every half second never leaves the connection idle, but the whole body must
-        # come within --timeout (2 s): the server closes it (review of session 35)
+    def trickle(self, head, piece):
+        """Sends head, then piece every half second for up to 20 s: whether the server closed the
+        connection, and after how many seconds."""
         s = socket.create_connection(("127.0.0.1", self.port))
-        s.sendall(b"POST /api/v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                  b"Content-Length: 100\r\n\r\n")
+        s.sendall(head)
         t = time.monotonic()
         closed = False
         try:
-            for _ in range(40):  # 20 s at most
-                s.sendall(b" ")
+            for _ in range(40):
+                s.sendall(piece)
                 time.sleep(0.5)
         except (BrokenPipeError, ConnectionResetError):
             closed = True
         waited = time.monotonic() - t
+        if not closed:  # the last piece went out before the close was seen: nothing comes back
+            s.settimeout(5)
+            try:
+                closed = s.recv(4096) == b""
+            except (ConnectionResetError, socket.timeout):
+                closed = True
         s.close()
+        return closed, waited
+
+    def test_trickled_body_is_dropped_after_the_timeout(self):
+        # a byte every half second never leaves the connection idle, but the whole body must
+        # come within --timeout (2 s): the server closes it (review of session 35)
+        closed, waited = self.trickle(b"POST /api/v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: "
+                                      b"application/json\r\nContent-Length: 100\r\n\r\n", b" ")
         self.assertTrue(closed)
         self.assertLess(waited, 10)
 
@@ -737,24 +749,7 @@ class Server(unittest.TestCase):
         # times the body never runs before the headers end: the watchdog shuts the socket once
         # they have not all come within --timeout (2 s) of the accept (review of session 65:
         # 160 such clients had locked a server out for as long as they trickled)
-        s = socket.create_connection(("127.0.0.1", self.port))
-        s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
-        t = time.monotonic()
-        closed = False
-        try:
-            for _ in range(40):  # 20 s at most
-                s.sendall(b"X-a: b\r\n")
-                time.sleep(0.5)
-        except (BrokenPipeError, ConnectionResetError):
-            closed = True
-        waited = time.monotonic() - t
-        if not closed:  # the last line went out before the close was seen: nothing comes back
-            s.settimeout(5)
-            try:
-                closed = s.recv(4096) == b""
-            except (ConnectionResetError, socket.timeout):
-                closed = True
-        s.close()
+        closed, waited = self.trickle(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n", b"X-a: b\r\n")
         self.assertTrue(closed)
         self.assertLess(waited, 10)
 
