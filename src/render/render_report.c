@@ -376,7 +376,11 @@ static void html_table(struct sbuf *out, const struct table *t)
 void render_report_html(const struct llmroof_report *r, struct sbuf *out)
 {
     struct table t;
-    sbuf_append(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>llmroof report: ");
+    /* a phone's width: the page at its own width (viewport), each chart at least 640 px in a box
+     * that scrolls sideways, as the tables (at 420 px the charts had shrunk to 3-px text: a review of
+     * session 65) */
+    sbuf_append(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>llmroof report: ");
     html_escape(out, r->model->id);
     sbuf_append(out, "</title>\n<style>\n"
                      "body{font-family:sans-serif;margin:2em;max-width:1200px;color:#222}\n"
@@ -385,6 +389,8 @@ void render_report_html(const struct llmroof_report *r, struct sbuf *out)
                      "th,td{border:1px solid #ccc;padding:3px 6px}th{background:#f3f3f3}\n"
                      "td.n{text-align:right;font-variant-numeric:tabular-nums}\n"
                      "svg{display:block;margin:1em 0;max-width:100%;height:auto}\n"
+                     "div.scroll svg{min-width:640px}\n"
+                     "@media (max-width:700px){body{margin:0.8em}h1{font-size:1.2em}}\n"
                      "p.sub{margin:0.2em 0;color:#444}\n"
                      "</style>\n</head>\n<body>\n");
     /* the header's first line is the title, its engine and layout lines paragraphs under it (all
@@ -407,8 +413,9 @@ void render_report_html(const struct llmroof_report *r, struct sbuf *out)
     report_table_configs(r, &t);
     html_table(out, &t);
     table_free(&t);
+    sbuf_append(out, "<div class=\"scroll\">\n");
     render_report_latency_chart(r, false, out);
-    sbuf_append(out, "<h2>Observations</h2>\n<ul>\n");
+    sbuf_append(out, "</div>\n<h2>Observations</h2>\n<ul>\n");
     for (int i = 0; i < r->nobs; i++) {
         sbuf_append(out, "<li>");
         html_escape(out, r->obs[i]);
@@ -419,7 +426,9 @@ void render_report_html(const struct llmroof_report *r, struct sbuf *out)
         report_table_shares(r, k == 1, false, &t);
         html_table(out, &t);
         table_free(&t);
+        sbuf_append(out, "<div class=\"scroll\">\n");
         render_report_chart(r, k == 1, false, out);
+        sbuf_append(out, "</div>\n");
     }
     sbuf_append(out, "</body>\n</html>\n");
 }

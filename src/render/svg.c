@@ -343,10 +343,18 @@ void svg_grouped_bars(struct sbuf *out, const char *title, const char *const *gr
     char buf[64];
     for (size_t p = 0; p < npanels; p++) {
         int y0 = top + (int)p * (title_h + panel_h + label_h + gap) + title_h; /* plot top */
-        double vmax = 0;
+        /* the scale from the bars that fit (a faded one, a setup that does not fit, may run past the
+         * top, cut there): 116 no-fit bars of 148 had set a 7,500 ms scale that squashed the 32 that
+         * fit near zero (a review of session 65); all the bars where none fits */
+        double vmax = 0, vall = 0;
         for (size_t i = 0; i < ngroups * nseries; i++)
-            if (has[i] && isfinite(panels[p].values[i]))
-                vmax = fmax(vmax, panels[p].values[i]);
+            if (has[i] && isfinite(panels[p].values[i])) {
+                vall = fmax(vall, panels[p].values[i]);
+                if (!(pale && pale[i]))
+                    vmax = fmax(vmax, panels[p].values[i]);
+            }
+        if (!(vmax > 0))
+            vmax = vall;
         struct svg_axis ax = svg_axis_linear(0, vmax > 0 ? vmax * 1.12 : 1, 5); /* room for value labels */
         sbuf_printf(out, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">", left, y0 - 6);
         svg_escape(out, panels[p].axis);
@@ -373,7 +381,8 @@ void svg_grouped_bars(struct sbuf *out, const char *title, const char *const *gr
                     continue;
                 }
                 double v = panels[p].values[i];
-                double h = panel_h * svg_axis_frac(&ax, v);
+                const bool cut = v > ax.hi; /* a faded bar past the scale: drawn to the top, marked */
+                double h = cut ? panel_h : panel_h * svg_axis_frac(&ax, v);
                 sbuf_printf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"%s><title>",
                             x + 1, y0 + panel_h - h, fmax(barw - 2, 1), h, palette[s % NPAL],
                             pale && pale[i] ? " fill-opacity=\"0.35\"" : "");
@@ -395,9 +404,12 @@ void svg_grouped_bars(struct sbuf *out, const char *title, const char *const *gr
                 }
                 if (svg_text_width(lab, 10) > barw)
                     fs = 8;
+                if (cut) /* a break across the bar under its top: its value is beyond the axis */
+                    sbuf_printf(out, "<path d=\"M%.1f %.1f l%.1f -4\" stroke=\"#ffffff\" stroke-width=\"3\"/>\n", x + 1,
+                                (double)y0 + 14, fmax(barw - 2, 1));
                 if (svg_text_width(lab, fs) <= barw)
                     sbuf_printf(out, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%d\" text-anchor=\"middle\">%s</text>\n",
-                                x + barw / 2, y0 + panel_h - h - 3, fs, lab);
+                                x + barw / 2, cut ? (double)y0 + 26 : y0 + panel_h - h - 3, fs, lab);
             }
             double cx = left + groupw * ((double)g + 0.5);
             if (turn) {

@@ -49,6 +49,12 @@ check "a 16-bit model's marks the fp16 ridge" grep -q '>fp16 ridge' "$tmp/rf16.s
 "$bin" simulate -m llama-3.1-8b -g l4 -w fixed:1000000:10 --sweep-rate 0.01,1 -n 10 --svg "$tmp/rej.svg" >/dev/null 2>&1
 check "an overloaded sweep point is shaded" grep -q 'class="overload"' "$tmp/over.svg"
 check "a sweep of rejected requests says why its latency panel is empty" grep -q 'no run completed a request' "$tmp/rej.svg"
+# a bar that does not fit (faded) no longer sets the scale: Llama-3.1-70B's TP-1 and TP-2 TPOT on an
+# A100-40GB and an L40S run past the top of a scale the fitting bars set, cut with a white break
+# (116 no-fit bars of 148 had squashed the 32 that fit near zero: a review of session 65)
+"$bin" report -m llama-3.1-70b --gpus h100,a100,l40s --tp 1,2,4,8 --svg-dir "$tmp/rcut" >/dev/null 2>&1
+check "a faded bar past the fitting bars' scale is cut, not the scale stretched" \
+    grep -q 'stroke="#ffffff" stroke-width="3"' "$tmp/rcut/llama-3.1-70b-latency.svg"
 check "the sweep chart draws both SLO limits" sh -c "grep -q 'TTFT SLO 100 ms' '$tmp/s1.svg' && grep -q 'TPOT SLO 25 ms' '$tmp/s1.svg'"
 check "without SLOs it draws none" sh -c "! grep -q ' SLO ' '$tmp/s2.svg'"
 check "the sweep chart's x axis names the swept setting" grep -q '>max_batched_tokens: token budget per iteration' "$tmp/s1.svg"

@@ -101,8 +101,12 @@ check "report --gpus all compares every catalog GPU ($rows of $n)" [ "$rows" = "
 # HTML tables scroll sideways instead of being cut
 "$bin" report --format html >"$tmp/r.html"
 check "HTML tables sit in a box that scrolls (overflow-x)" grep -q 'div.scroll{overflow-x:auto' "$tmp/r.html"
-t=$(grep -c '<table>' "$tmp/r.html"); s=$(grep -c '<div class="scroll">' "$tmp/r.html")
-check "every HTML table is inside one ($s of $t)" [ "$t" = "$s" ]
+# ... and so do the charts, each at least 640 px wide (at 420 px they had shrunk to 3-px text: a
+# review of session 65), with the page at the screen's width (viewport)
+t=$(grep -c '<table>' "$tmp/r.html"); g=$(grep -c '^<svg' "$tmp/r.html"); s=$(grep -c '<div class="scroll">' "$tmp/r.html")
+check "every HTML table and chart is inside one ($s of $t + $g)" [ "$((t + g))" = "$s" ]
+check "the charts keep 640 px and the page the screen's width" sh -c \
+    "grep -q 'div.scroll svg{min-width:640px}' '$tmp/r.html' && grep -q 'name=\"viewport\"' '$tmp/r.html'"
 
 # sweep's help lists only the formats sweep writes
 "$bin" sweep --help >"$tmp/h"
