@@ -287,7 +287,8 @@ void svg_grouped_bars(struct sbuf *out, const char *title, const char *const *gr
                       const char *const *series, size_t nseries, const bool *has, const bool *pale,
                       const struct svg_bar_panel *panels, size_t npanels, const char *note, bool standalone)
 {
-    const int left = 78, right = 16, panel_h = 150, title_h = 18, gap = 14;
+    const int right = 16, panel_h = 150, title_h = 18, gap = 14;
+    int left = 78;
     if (!ngroups || !nseries) {
         ngroups = ngroups ? ngroups : 1;
         nseries = nseries ? nseries : 1;
@@ -296,16 +297,29 @@ void svg_grouped_bars(struct sbuf *out, const char *title, const char *const *gr
      * baselines are 11 px / sin 30 = 22 px apart; the chart widens past 800 px instead (a review:
      * 37 GPUs' names had overlapped in 800 px, each group 19 px) */
     enum { SVG_MIN_GROUP_PX = 24 };
-    const int W = (int)fmax(800.0, left + right + (double)ngroups * SVG_MIN_GROUP_PX);
-    const int pw = W - left - right;
+    /* the title's width too (bold at 15 px: a long model id had been cut at the edge, a review of
+     * session 65) */
+    int W = (int)fmax(fmax(800.0, left + right + (double)ngroups * SVG_MIN_GROUP_PX), 20.0 + svg_text_width(title, 15) * 1.1);
+    int pw = W - left - right;
     double groupw = (double)pw / (double)ngroups;
-    double barw = groupw * 0.82 / (double)nseries;
     /* group labels: horizontal when the widest fits its group, else turned 30 degrees */
     double maxw = 0;
-    for (size_t g = 0; g < ngroups; g++)
+    for (size_t g = 0; g < ngroups && groups; g++)
         maxw = fmax(maxw, svg_text_width(groups[g], 11));
     bool turn = maxw > groupw - 6;
-    int label_h = turn ? (int)fmin(100, maxw * 0.5 + 16) : 18;
+    /* a turned label ends at its group's centre and runs left by its width x cos 30: the first
+     * group's may need a wider margin (a long GPU id had run off the left edge: the same review) */
+    if (turn && groups) {
+        const int need = (int)ceil(svg_text_width(groups[0], 11) * 0.866 - groupw / 2 + 8);
+        if (need > left) {
+            W += need - left;
+            left = need;
+            pw = W - left - right;
+            groupw = (double)pw / (double)ngroups;
+        }
+    }
+    double barw = groupw * 0.82 / (double)nseries;
+    int label_h = turn ? (int)fmin(220, maxw * 0.5 + 16) : 18; /* a turned label's height: width x sin 30 */
     /* legend: one swatch per series, wrapped to rows that fit the width */
     int legend_rows = 1;
     double lx = left;

@@ -55,6 +55,20 @@ check "a sweep of rejected requests says why its latency panel is empty" grep -q
 "$bin" report -m llama-3.1-70b --gpus h100,a100,l40s --tp 1,2,4,8 --svg-dir "$tmp/rcut" >/dev/null 2>&1
 check "a faded bar past the fitting bars' scale is cut, not the scale stretched" \
     grep -q 'stroke="#ffffff" stroke-width="3"' "$tmp/rcut/llama-3.1-70b-latency.svg"
+# a long model id and a long GPU id: the title within the chart's width, the first turned GPU label
+# within its left edge (both had been cut: a review of session 65); boxes at 0.6 em a character
+"$bin" --models-file tests/data/long-id-model.json --gpus-file tests/data/long-id-gpu.json report \
+    -m meta-llama-llama-3.1-8b-instruct-extremely-long-finetune-v2 \
+    --gpus nvidia-h100-sxm5-80gb-hbm3-custom-cloud-instance-v2,a100-pcie-80gb-nvl,l4 --tp 1,2,4,8 \
+    --svg-dir "$tmp/long" >/dev/null 2>&1
+check "a long model id's title and a long GPU id's label stay inside the chart" python3 -c '
+import re, sys
+s = open(sys.argv[1]).read()
+w = float(re.search(r"<svg[^>]* width=\"([0-9.]+)\"", s).group(1))
+t = re.search(r"<text x=\"10\" y=\"22\" font-size=\"15\"[^>]*>([^<]*)</text>", s).group(1)
+x, txt = re.search(r"<text x=\"([0-9.]+)\" y=\"[0-9]+\" font-size=\"11\" text-anchor=\"end\" transform=[^>]*>([^<]*)</text>", s).groups()
+sys.exit(not (10 + 0.6 * 15 * len(t) <= w and float(x) - 0.6 * 11 * len(txt) * 0.866 >= 0))
+' "$tmp/long/meta-llama-llama-3.1-8b-instruct-extremely-long-finetune-v2-latency.svg"
 check "the sweep chart draws both SLO limits" sh -c "grep -q 'TTFT SLO 100 ms' '$tmp/s1.svg' && grep -q 'TPOT SLO 25 ms' '$tmp/s1.svg'"
 check "without SLOs it draws none" sh -c "! grep -q ' SLO ' '$tmp/s2.svg'"
 check "the sweep chart's x axis names the swept setting" grep -q '>max_batched_tokens: token budget per iteration' "$tmp/s1.svg"
