@@ -304,12 +304,12 @@ void svg_grouped_bars(struct sbuf *out, const char *title, const char *const *gr
     double groupw = (double)pw / (double)ngroups;
     /* group labels: horizontal when the widest fits its group, else turned 30 degrees */
     double maxw = 0;
-    for (size_t g = 0; g < ngroups && groups; g++)
+    for (size_t g = 0; g < ngroups; g++)
         maxw = fmax(maxw, svg_text_width(groups[g], 11));
     bool turn = maxw > groupw - 6;
     /* a turned label ends at its group's centre and runs left by its width x cos 30: the first
      * group's may need a wider margin (a long GPU id had run off the left edge: the same review) */
-    if (turn && groups) {
+    if (turn) {
         const int need = (int)ceil(svg_text_width(groups[0], 11) * 0.866 - groupw / 2 + 8);
         if (need > left) {
             W += need - left;
