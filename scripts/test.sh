@@ -3,6 +3,7 @@
 #   1. gcc build, -Werror, ctest (unit, golden CLI, bad-input matrix, extremes, fuzz
 #      corpus replay, baselines, validation guard)
 #   2. clang build, -Werror, the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
+#      (but for the slowest plan searches of tests/cli/asan-skip.txt)
 #   3. the golden CLI cases under valgrind memcheck: zero errors, zero leaks (the slow cases of
 #      tests/cli/valgrind-skip.txt are covered there by small ones; they run in full in 1-2)
 #   4. cppcheck and clang-tidy (check set in .clang-tidy): zero findings
@@ -33,10 +34,13 @@ cmake --build build-asan -j "$jobs"
 # quote of plan reruns code the golden plan cases run here already. cli_golden_inproc runs every
 # golden case again in one process (about 140 s of CPU here): each case runs under the sanitizers
 # as its own cli_* test, and stage 3 runs that same in-process program under memcheck
-# unit_validate's published-rows guard (the same two cross-validations) skips itself there too
+# unit_validate's published-rows guard (the same two cross-validations) skips itself there too.
+# The golden cases of tests/cli/asan-skip.txt (slow plan searches, covered there by small ones)
+# run natively in stage 1 only
+asan_skip=$(grep -v '^#' tests/cli/asan-skip.txt | awk 'NF { printf "|cli_%s", $1 }')
 (cd build-asan && LLMROOF_SKIP_CV_GUARDS=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --output-on-failure -j "$jobs" \
-    -E '^(validate_published|validate_serving|docs_quote_validation|docs_quote_planning|cli_golden_inproc)$')
+    -E "^(validate_published|validate_serving|docs_quote_validation|docs_quote_planning|cli_golden_inproc$asan_skip)\$")
 took "stage 2 (clang, ASan/UBSan)"
 
 echo "== 3. valgrind memcheck over the golden CLI cases =="

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Checks tests/cli/valgrind-skip.txt: every skipped case and every case said to cover it under
-# valgrind is a golden case, and no covering case is itself skipped.
+# valgrind is a golden case, and no covering case is itself skipped; every case of
+# tests/cli/asan-skip.txt (left out of the sanitizers' stage) is one of valgrind-skip.txt's.
 #   valgrind_skip.sh DIR   (DIR = tests/cli)
 set -u
 dir=$1 status=0
@@ -21,4 +22,13 @@ for name in $skipped; do
     done
 done
 [ $n -gt 0 ] || { echo "valgrind-skip.txt lists no case"; status=1; }
+asan="$dir/asan-skip.txt"
+[ -f "$asan" ] || { echo "missing $asan"; exit 1; }
+for name in $(grep -v '^#' "$asan" | awk 'NF { print $1 }'); do
+    found=0
+    for s in $skipped; do
+        [ "$s" != "$name" ] || found=1
+    done
+    [ $found = 1 ] || { echo "asan-skip.txt: $name is not in valgrind-skip.txt (which names its covering cases)"; status=1; }
+done
 exit $status
