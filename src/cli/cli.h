@@ -158,7 +158,7 @@ struct cli_opt {
     { OPT_STATEDT, "state-dtype", 0, "D", "SSM / linear-attention state dtype, e.g. fp32 (default the model's stated state dtype, else its 16-bit dtype; not the KV dtype)", false }
 #define CLI_OPT_EFFS \
     { OPT_CE, "compute-eff", 0, "F", "fraction of peak FLOP/s achieved (default: catalog)", false }, \
-    { OPT_ME, "memory-eff", 0, "F", "fraction of peak bandwidth achieved (default: catalog)", false }, \
+    { OPT_ME, "memory-eff", 0, "F", "fraction of peak bandwidth the weights and other streams achieve (default: catalog; decode attention keeps its kernel's own figure)", false }, \
     { OPT_CME, "comm-eff", 0, "F", "fraction of link bandwidth achieved (default: catalog)", false }, \
     { OPT_OVH, "overhead", 0, "T", "fixed cost per engine step, e.g. 200us (default: catalog)", false }, \
     { OPT_HOSTCPU, "host-cpu-speed", 0, "F", "host CPU single-thread speed over the reference host's (Xeon 8480C), 0.25-4 (default: the GPU's usual host)", false }, \
