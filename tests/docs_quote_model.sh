@@ -1,0 +1,50 @@
+#!/bin/sh
+# The figures docs/model.md and docs/metrics.md quote from a command are what that command prints
+# now: a change to the model that moves them must update the page with it (session 66's review
+# reproduced the pages' numbers by hand and found six stale by 0.1-11%: the DeepSeek-V3 phase
+# sum at 8.374 ms where estimate printed 9.270, a TTFT at 131.1 ms where it printed 132.4).
+#   sh tests/docs_quote_model.sh BIN
+set -u
+bin=$1
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root" || exit 1
+export LLMROOF_DATA="$root/data" LC_ALL=C
+fail=0
+want() { # want DOC TEXT: the page holds TEXT exactly (a phrase within one line)
+    grep -qF -- "$2" "$1" || { echo "FAIL: $1 lacks: $2"; fail=1; }
+}
+# metric FORMAT METRIC ARGS...: estimate's METRIC (csv, ms) printed with printf FORMAT
+metric() {
+    f=$1 m=$2
+    shift 2
+    "$bin" estimate "$@" --format csv 2>/dev/null | awk -F, -v m="$m" -v f="$f" '$1 == m { printf f, $2 }'
+}
+
+# model.md section 6: the worked example's command, then with the catalog and lmdeploy's profile
+ttft=$(metric %.1f ttft -m llama-2-7b -g a100-sxm4-80gb --compute-eff 0.70 --memory-eff 0.80 -p 2048 -o 128)
+tpot=$(metric %.2f tpot -m llama-2-7b -g a100-sxm4-80gb --compute-eff 0.70 --memory-eff 0.80 -p 2048 -o 128)
+want docs/model.md "(\`-p 2048 -o 128\`) TTFT $ttft ms and TPOT $tpot ms"
+ttft=$(metric %.1f ttft -m llama-2-7b -g a100-sxm4-80gb -e lmdeploy-0.1 -p 2048 -o 128)
+tpot=$(metric %.2f tpot -m llama-2-7b -g a100-sxm4-80gb -e lmdeploy-0.1 -p 2048 -o 128)
+want docs/model.md "section 5) TTFT $ttft ms and TPOT $tpot ms."
+
+# model.md 3a: AutoAWQ's unpacking (golden estimate_autoawq_unpacking), TTFT and prompt tokens/s
+ttft=$(metric %.1f ttft -m llama-2-7b -g a100-sxm4-80gb -e autoawq --weight-dtype int4 -p 2048 -o 2)
+tok=$(awk -v t="$ttft" 'BEGIN { v = sprintf("%.0f", 2048 / (t / 1e3)); printf "%s,%s", substr(v, 1, length(v) - 3), substr(v, length(v) - 2) }')
+want docs/model.md "TTFT $ttft ms, $tok prompt tokens/s"
+
+# model.md 3a: vllm-0.6's fp8 cache read once per query head
+f8=$(metric %.2f tpot -m llama-3.1-8b -g h100 -e vllm-0.6 -b 64 -p 16384 -o 2 --kv-dtype fp8)
+f16=$(metric %.2f tpot -m llama-3.1-8b -g h100 -e vllm-0.6 -b 64 -p 16384 -o 2 --kv-dtype fp16)
+want docs/model.md "TPOT $f16 ms with a 16-bit cache, $f8 ms with fp8"
+f8=$(metric %.2f tpot -m llama-3-8b -g h100 -e vllm-0.6 -b 128 -p 2100 -o 2 --kv-dtype fp8)
+f16=$(metric %.2f tpot -m llama-3-8b -g h100 -e vllm-0.6 -b 128 -p 2100 -o 2 --kv-dtype fp16)
+want docs/model.md "prints $f8 ms today, $f16 with a 16-bit cache"
+
+# metrics.md "estimate's phase table": DeepSeek-V3's decode step and its parts
+line=$("$bin" estimate -m deepseek-v3 -g h200 -t 8 --ep 8 -b 1 -p 1024 -o 256 --format csv --table phases 2>/dev/null |
+    awk -F, '$1 == "decode_step_mean" { printf "%.3f %.3f %.3f %.3f %.3f %.3f %.3f", $2, $3, $4, $5, $6, $7, $8 }')
+set -- $line
+want docs/metrics.md "decodes a step in $1 ms = compute"
+want docs/metrics.md "$2 + memory $3 − overlapped $4 + comm $5 + kernel $6 + overhead $7"
+exit $fail
