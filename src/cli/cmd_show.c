@@ -83,9 +83,9 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
         kvn(t, "gemm_fp16_accumulate", "%.3f", kernel_fp16acc_peak_scale(g) / g->fp16_acc_ratio,
             g->gemm_fp16acc_eff > 0 ? "fp16-accumulate GEMMs: a share of compute_eff on their faster peak"
                                     : "fp16-accumulate GEMMs: a share of compute_eff on their faster peak (default)");
-    kvn(t, "memory_eff", "%.3f", g->memory_eff, "");
-    kvn(t, "comm_eff", "%.3f", g->comm_eff, "");
-    kvn(t, "kernel_s", "%.1f", kernel_fixed_s(g) * 1e6,
+    kvn(t, "memory_eff", "%.3f", g->memory_eff, "weights and other streams, of peak bandwidth");
+    kvn(t, "comm_eff", "%.3f", g->comm_eff, "collectives, of link bandwidth");
+    kvn(t, "kernel_cost", "%.1f", kernel_fixed_s(g) * 1e6,
         g->kernel_s > 0 ? "us of GPU time per kernel beyond its roofline time" : "us per kernel (default)");
     /* the kernel-level figures (docs/model.md 3a); absent ones take the defaults named there */
     if (g->attn_eff > 0)
@@ -554,6 +554,15 @@ int cmd_show(struct cli *c, int argc, char **argv)
     const char *src = kind == 0 ? g->source : kind == 1 ? m->source : e->source;
     if (!cli_prose(c))
         kv(&t, "source", src, "");
+    /* text: the units' prose wrapped within the terminal's width, so the values and their units
+     * read side by side (the table had printed in two parts 45 rows apart, the values without
+     * their units: a review read kernel_s 3.0 as seconds) */
+    if (c->format == TABLE_TEXT) {
+        struct table folded;
+        table_fold_last(&t, CLI_TEXT_WIDTH, &folded);
+        table_free(&t);
+        t = folded;
+    }
     cli_table(c, "fields", &t);
     table_free(&t);
     if (cli_prose(c)) {

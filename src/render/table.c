@@ -331,6 +331,70 @@ static void project(const struct table *src, const char *title, const int *idx, 
     }
 }
 
+/* Copies cell c of src's row r into dst's current row. */
+static void copy_cell(const struct table *src, size_t r, int c, struct table *dst)
+{
+    const struct table_cell *x = &src->cells[r * (size_t)src->ncols + (size_t)c];
+    if (x->str && x->csv_num)
+        table_str_num(dst, x->str, x->num);
+    else if (x->str)
+        table_str(dst, x->str);
+    else if (x->is_num)
+        table_num(dst, x->num);
+    else
+        table_empty(dst);
+}
+
+void table_fold_last(const struct table *src, size_t max_width, struct table *dst)
+{
+    const int last = src->ncols - 1;
+    size_t lead = 0;
+    for (int c = 0; c < last; c++)
+        lead += col_width(src, c) + 2;
+    /* fewer than 24 columns left for the prose: folding would make a tall ribbon; leave it */
+    const size_t room = last > 0 && max_width >= lead + 24 ? max_width - lead : 0;
+    table_init(dst, src->title);
+    dst->failed = src->failed;
+    for (int c = 0; c < src->ncols; c++)
+        table_col(dst, src->col[c], src->prec[c]);
+    for (size_t r = 0; r < src->nrows; r++) {
+        table_row(dst);
+        for (int c = 0; c < last; c++)
+            copy_cell(src, r, c, dst);
+        if (last < 0)
+            continue;
+        const char *s = src->cells[r * (size_t)src->ncols + (size_t)last].str;
+        if (!room || !s || strlen(s) <= room) {
+            copy_cell(src, r, last, dst);
+            continue;
+        }
+        /* word-wrapped: each piece ends at the last blank within `room` (a longer word whole) */
+        for (bool first = true; *s; first = false) {
+            size_t n = strlen(s);
+            if (n > room) {
+                size_t cut = room;
+                while (cut > 0 && s[cut] != ' ')
+                    cut--;
+                if (cut == 0)
+                    for (cut = room; s[cut] && s[cut] != ' ';)
+                        cut++;
+                n = cut;
+            }
+            if (!first) {
+                table_row(dst);
+                for (int c = 0; c < last; c++)
+                    table_empty(dst);
+            }
+            char piece[512];
+            snprintf(piece, sizeof piece, "%.*s", (int)(n < sizeof piece - 1 ? n : sizeof piece - 1), s);
+            table_str(dst, piece);
+            s += n;
+            while (*s == ' ')
+                s++;
+        }
+    }
+}
+
 void table_columns(const struct table *src, const char *title, const char *const *names, struct table *dst)
 {
     int idx[TABLE_MAX_COLS], n = 0;

@@ -73,6 +73,13 @@ void table_columns(const struct table *src, const char *title, const char *const
  * CSV and a table that fits print as table_render does. */
 void table_render_fit(const struct table *t, enum table_format f, size_t max_width, int nkey, struct sbuf *out);
 
+/* dst = src with the text of its last column word-wrapped so that the table's text fits
+ * `max_width` columns: a longer cell goes on over rows of its own whose other cells are empty (a
+ * key-value table whose last column is prose, as `show`'s units, reads down one table instead of
+ * in parts). Where the other columns leave fewer than 24 columns, nothing is wrapped. dst is
+ * initialised here; free it with table_free. */
+void table_fold_last(const struct table *src, size_t max_width, struct table *dst);
+
 /* Appends `text` word-wrapped to lines of at most `width` bytes (a longer word gets its own line),
  * the first line after `lead`, the others indented by `indent` spaces; ends with a newline. */
 void table_wrap(struct sbuf *out, const char *lead, const char *text, size_t width, size_t indent);

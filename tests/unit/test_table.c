@@ -96,6 +96,46 @@ static void markdown_should_escape_a_pipe_in_a_cell(void **state)
     table_free(&t);
 }
 
+/* A key-value table whose last column is prose folds that column at blanks to fit the width: the
+ * other columns take "kernel_cost" (11) + 2 and "value" (5) + 2 = 20, so 44 columns leave 24 for
+ * the unit, and "us of GPU time per kernel beyond its roofline time" (50) breaks at the last blank
+ * within 24: "us of GPU time per" (18; " kernel" would make 25), "kernel beyond its" (17;
+ * " roofline" 26), "roofline time". A short unit stays whole; a width that leaves fewer than 24
+ * columns folds nothing. */
+static void a_long_last_cell_folds_at_blanks(void **state)
+{
+    (void)state;
+    struct table t, f;
+    struct sbuf b;
+    table_init(&t, "");
+    table_col(&t, "field", 0);
+    table_col(&t, "value", 0);
+    table_col(&t, "unit", 0);
+    table_row(&t);
+    table_str(&t, "kernel_cost");
+    table_str(&t, "3.0");
+    table_str(&t, "us of GPU time per kernel beyond its roofline time");
+    table_row(&t);
+    table_str(&t, "memory");
+    table_str(&t, "80.00");
+    table_str(&t, "GiB");
+    table_fold_last(&t, 44, &f);
+    sbuf_init(&b);
+    table_render(&f, TABLE_TEXT, &b);
+    assert_string_equal(sbuf_str(&b), "field        value  unit\n"
+                                      "-----------  -----  ------------------\n"
+                                      "kernel_cost  3.0    us of GPU time per\n"
+                                      "                    kernel beyond its\n"
+                                      "                    roofline time\n"
+                                      "memory       80.00  GiB\n");
+    sbuf_free(&b);
+    table_free(&f);
+    table_fold_last(&t, 43, &f);
+    assert_int_equal(f.nrows, 2);
+    table_free(&f);
+    table_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -103,6 +143,7 @@ int main(void)
         cmocka_unit_test(csv_leaves_absent_values_empty),
         cmocka_unit_test(text_and_markdown_align_numbers_right),
         cmocka_unit_test(markdown_should_escape_a_pipe_in_a_cell),
+        cmocka_unit_test(a_long_last_cell_folds_at_blanks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
