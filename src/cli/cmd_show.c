@@ -517,6 +517,18 @@ int cmd_show(struct cli *c, int argc, char **argv)
                        "engine, the scheduler values the simulator takes where the profile names none).");
     if (rc)
         return rc;
+    if (npos == 1 && strcmp(pos[0], "gpu") && strcmp(pos[0], "model") && strcmp(pos[0], "engine")) {
+        /* a bare name ("show h100"): say which kind it is, as the command to type */
+        if ((rc = cli_catalog(c)))
+            return rc;
+        const char *kind = catalog_find_gpu(&c->cat, pos[0])       ? "gpu"
+                           : catalog_find_model(&c->cat, pos[0])  ? "model"
+                           : catalog_find_engine(&c->cat, pos[0]) ? "engine"
+                                                                  : NULL;
+        if (kind)
+            return cli_usage_error(c, "expected 'gpu NAME', 'model NAME' or 'engine NAME' ('%s' is a catalog %s: "
+                                      "llmroof show %s %s)", CLI_CLIP(pos[0]), kind, kind, CLI_CLIP(pos[0]));
+    }
     if (npos != 2)
         return cli_usage_error(c, "expected 'gpu NAME', 'model NAME' or 'engine NAME'");
     const int kind = strcmp(pos[0], "gpu") == 0 ? 0 : strcmp(pos[0], "model") == 0 ? 1 : strcmp(pos[0], "engine") == 0 ? 2 : -1;

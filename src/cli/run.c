@@ -82,7 +82,7 @@ static void usage(FILE *f)
           "  -h, --help            show this help\n"
           "  --version             print the version\n\n"
           "environment: LLMROOF_DATA=DIR reads the catalog (gpus.json, models.json, engines.json, ...) from DIR.\n"
-          "Run 'llmroof COMMAND --help' for a command's options; see llmroof(1).\n", f);
+          "Run 'llmroof COMMAND --help' (or 'llmroof help COMMAND') for a command's options; see llmroof(1).\n", f);
 }
 
 /* --help and --version before the command take no argument: "llmroof --version extra" had
@@ -232,6 +232,26 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
         goto done;
     }
     const char *name = argv[first];
+    /* "llmroof help [COMMAND]", as git and go take it: the overview, or that command's --help */
+    char help_flag[] = "--help";
+    char *help_argv[3] = { NULL, help_flag, NULL };
+    if (strcmp(name, "help") == 0) {
+        if (argc - first > 2) {
+            rc = cli_usage_error(&c, "help takes one command name, not '%s'", CLI_CLIP(argv[first + 2]));
+            goto done;
+        }
+        if (argc - first == 1) {
+            if (!(flags & CLI_NO_STDOUT))
+                usage(c.outf);
+            rc = write_out(&c, &c.out);
+            goto done;
+        }
+        help_argv[0] = argv[first + 1];
+        argv = help_argv;
+        argc = 2;
+        first = 0;
+        name = argv[0];
+    }
     const struct command *cmd = NULL;
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (strcmp(commands[i].name, name) == 0)
