@@ -31,7 +31,7 @@ _llmroof_list_item()
 _llmroof()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-    local cmds="list show import-hf estimate memory report roofline simulate plan validate calibrate sweep check serve"
+    local cmds="list show import-hf estimate memory report roofline simulate plan validate calibrate sweep check serve help"
     local cmd="" i
     for ((i = 1; i < COMP_CWORD; i++)); do
         case " $cmds " in *" ${COMP_WORDS[i]} "*) cmd=${COMP_WORDS[i]}; break ;; esac
@@ -94,6 +94,7 @@ _llmroof()
                 *) COMPREPLY=($(compgen -W "gpu model engine" -- "$cur")) ;;
             esac ;;
         import-hf|check|validate|calibrate) COMPREPLY=($(compgen -f -- "$cur")) ;;
+        help) [[ $prev == help ]] && COMPREPLY=($(compgen -W "${cmds% help}" -- "$cur")) ;;
     esac
 }
 complete -F _llmroof llmroof

@@ -23,6 +23,8 @@ offers() { # offers "WORDS..." EXPECTED: completes the last word
     fi
 }
 offers "llmroof rep" report
+offers "llmroof he" help
+offers "llmroof help si" simulate
 offers "llmroof " sweep
 offers "llmroof estimate --mod" --model
 offers "llmroof estimate -m llama-2-7" llama-2-70b
