@@ -41,6 +41,17 @@ f8=$(metric %.2f tpot -m llama-3-8b -g h100 -e vllm-0.6 -b 128 -p 2100 -o 2 --kv
 f16=$(metric %.2f tpot -m llama-3-8b -g h100 -e vllm-0.6 -b 128 -p 2100 -o 2 --kv-dtype fp16)
 want docs/model.md "prints $f8 ms today, $f16 with a 16-bit cache"
 
+# model.md 5: Mixtral's decode without an engine, under TensorRT-LLM and under vLLM (Triton's MoE)
+a=$(metric %.2f tpot -m mixtral-8x7b -g h100 -t 2) b=$(metric %.2f tpot -m mixtral-8x7b -g h100 -t 2 -e tensorrt-llm)
+c=$(metric %.2f tpot -m mixtral-8x7b -g h100 -t 2 -e vllm)
+want docs/model.md "decodes in $a ms without an"
+want docs/model.md "engine, $b ms under \`-e tensorrt-llm\`"
+want docs/model.md "\`-e vllm\` or \`-e sglang\`"
+a=$(metric %.1f ttft -m mixtral-8x7b -g h100 -t 2) b=$(metric %.1f ttft -m mixtral-8x7b -g h100 -t 2 -e tensorrt-llm)
+c2=$(metric %.1f ttft -m mixtral-8x7b -g h100 -t 2 -e vllm)
+want docs/model.md "(TTFT $a, $b and $c2 ms)"
+want docs/model.md "$c ms under"
+
 # metrics.md "estimate's phase table": DeepSeek-V3's decode step and its parts
 line=$("$bin" estimate -m deepseek-v3 -g h200 -t 8 --ep 8 -b 1 -p 1024 -o 256 --format csv --table phases 2>/dev/null |
     awk -F, '$1 == "decode_step_mean" { printf "%.3f %.3f %.3f %.3f %.3f %.3f %.3f", $2, $3, $4, $5, $6, $7, $8 }')
