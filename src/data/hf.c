@@ -67,8 +67,7 @@ void hf_warn(char *warn, size_t cap, const char *fmt, ...)
     }
 }
 
-/* A member that is present and not null. */
-static const cJSON *hf_get(const cJSON *doc, const char *key)
+const cJSON *hf_get(const cJSON *doc, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, key);
     return v && !cJSON_IsNull(v) ? v : NULL;
@@ -133,6 +132,24 @@ int hf_moe_groups(const char *fname, const cJSON *doc, struct llmroof_model *m, 
     m->moe_groups = g;
     m->moe_topk_groups = tg;
     return LLMROOF_OK;
+}
+
+int hf_kv_shared(const char *fname, const cJSON *doc, long layers, struct llmroof_err *err)
+{
+    /* transformers' Gemma3nTextConfig (configuration_gemma3n.py): "the last num_kv_shared_layers
+     * layers ... share the KV values in that each local and global layer in this range uses the KV
+     * cache values computed for the last local or global layer ... before entering this range"
+     * (its defaults, the E4B shape: 15 of 35 layers; google/gemma-3n-E2B: 10 of 30). Such a layer still attends (its
+     * queries read the shared keys and values) but stores nothing, which no catalog field says */
+    static const char *const k_shared[] = { "num_kv_shared_layers", NULL };
+    long n = 0;
+    int rc = hf_int(fname, doc, k_shared, false, 0, 0, layers, &n, err);
+    if (rc || n == 0)
+        return rc;
+    const char *in = doc && doc->string ? doc->string : "", *dot = *in ? "." : "";
+    return llmroof_err_set(err, LLMROOF_EINPUT, "%s: field '%s%snum_kv_shared_layers' is %ld: the last %ld layers "
+                           "reuse earlier layers' KV cache (Gemma-3n), which llmroof does not model (as plain layers "
+                           "their KV would be counted; 0 or absent is read)", fname, in, dot, n, n);
 }
 
 int catalog_model_from_hf(const char *text, size_t len, const char *fname, const char *id,
@@ -450,6 +467,8 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
         (rc = hf_int(fname, doc, k_heads, true, 0, 1, 65536, &m->heads, err)) ||
         (rc = hf_int(fname, doc, k_vocab, !gemma3, 262208, 1, 100000000, &m->vocab, err)))
         goto out;
+    if ((rc = hf_kv_shared(fname, doc, m->layers, err)))
+        goto out;
     /* Falcon-7B style multi-query configs carry multi_query: true and no KV count. */
     long kv_default = m->heads;
     if (fam == HF_FALCON && !hf_bool(doc, "new_decoder_architecture", false) && hf_bool(doc, "multi_query", true))
@@ -683,6 +702,8 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
             m->window_chunked = true;
             m->window_global_every = every;
         }
+        if ((rc = hf_llama4_layers(fname, doc, m, warn, warn_cap, err)))
+            goto out;
     }
     if (sw && !(fam == HF_LLAMA || fam == HF_MIXTRAL || fam == HF_GEMMA2 || fam == HF_GEMMA3 || fam == HF_GPT_OSS ||
                 fam == HF_QWEN2 || fam == HF_QWEN3 || fam == HF_QWEN3_MOE))

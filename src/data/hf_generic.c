@@ -14,6 +14,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -254,7 +255,8 @@ static const struct hf_field fields[] = {
     { "output_hidden_states", HF_FREE, "" }, { "moe_router_use_sigmoid", HF_FREE, "" },
     { "tie_embeddings_and_encoder_decoder", HF_FREE, "" }, { "is_decoder", HF_FREE, "" },
     { "add_cross_attention", HF_FREE, "" }, { "return_dict", HF_FREE, "" },
-    { "use_cla", HF_READ, "cross-layer attention (shared KV): true is refused" }, { "cla_share_factor", HF_FREE, "" }, { "use_mixed_mlp_moe", HF_FREE, "" },
+    { "use_cla", HF_READ, "cross-layer attention (shared KV): true is refused" },
+    { "num_kv_shared_layers", HF_READ, "the last n layers reuse earlier layers' KV (Gemma-3n): nonzero is refused" }, { "cla_share_factor", HF_FREE, "" }, { "use_mixed_mlp_moe", HF_FREE, "" },
     { "use_rotary_pos_emb", HF_FREE, "" }, { "norm_type", HF_FREE, "" }, { "org_vocab_size", HF_FREE, "" },
     { "moe_random_routing_dropped_token", HF_FREE, "" }, { "moe_drop_tokens", HF_FREE, "" },
     { "group_limited_greedy", HF_FREE, "" }, { "add_classification_head", HF_FREE, "" },
@@ -338,6 +340,13 @@ static const struct hf_traits traits[] = {
     { "dots1", T_QK_NORM },
     { "glm4_moe", 0 }, { "glm4", 0 },
     { "minimax_m2", 0 }, { "minimax", T_LIGHTNING | T_O_BIAS },
+    /* the same lightning-attention hybrid under the model_types its own Hub repositories write:
+     * MiniMax-Text-01's original config says "minimax_text_01" (transformers' port renamed it
+     * "minimax"), MiniMax-M1's "minimax_m1" (https://huggingface.co/MiniMaxAI/MiniMax-M1-80k
+     * config.json: MiniMaxM1ForCausalLM, 80 layers, attn_type_list with every 8th layer softmax);
+     * SGLang's MiniMaxText01Config takes both (model_type, model_type_m1) for one model class.
+     * Read without the trait, attn_type_list's 0 layers had fallen to the gated-DeltaNet reader */
+    { "minimax_text_01", T_LIGHTNING | T_O_BIAS }, { "minimax_m1", T_LIGHTNING | T_O_BIAS },
     { "hunyuan_v1_moe", 0 }, { "hunyuan_v1_dense", 0 },
     { "ernie4_5_moe", 0 }, { "ernie4_5", 0 },
     { "seed_oss", 0 },
@@ -574,17 +583,40 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
     const unsigned tr = traits_of(type);
 
     /* ---- every field: known, or judged by its name ---- */
+    /* every unknown field that would change the cost is named in one message, at most
+     * UNKNOWN_NAMED of them: naming only the first (Gemma-3n's harmless hidden_activation) hid
+     * the ones that matter (altup_num_inputs, laurel_rank) behind one fix-and-retry per field */
+    enum { UNKNOWN_NAMED = 6 };
+    char unknown[UNKNOWN_NAMED * 48] = "", *u_end = unknown;
+    const char *first_unknown = NULL;
+    long n_unknown = 0;
     for (const cJSON *f = doc->child; f; f = f->next) {
         const struct hf_field *k = field_find(f->string);
         if (!k) {
-            if (cost_like(f->string) && !cJSON_IsNull(f) && !(cJSON_IsBool(f) && cJSON_IsFalse(f)))
-                return ERR("%s: field '%s' (model_type %s) is not known to llmroof and would change the cost; "
-                           "docs/catalog.md lists the fields import-hf reads", fname, f->string, type);
+            if (cost_like(f->string) && !cJSON_IsNull(f) && !(cJSON_IsBool(f) && cJSON_IsFalse(f))) {
+                if (n_unknown == 0)
+                    first_unknown = f->string;
+                if (n_unknown < UNKNOWN_NAMED)
+                    u_end += snprintf(u_end, sizeof unknown - (size_t)(u_end - unknown), "%s'%.40s'",
+                                      n_unknown ? ", " : "", f->string);
+                n_unknown++;
+                continue;
+            }
             hf_warn(warn, warn_cap, "%s: field '%s' is not known to llmroof and is ignored (it names no shape)", fname,
                     f->string);
         } else if (k->use == HF_NOTE && !cJSON_IsNull(f) && !(cJSON_IsNumber(f) && f->valuedouble == 0)) {
             hf_warn(warn, warn_cap, "%s: '%s' (%s) is not modelled", fname, f->string, k->meaning);
         }
+    }
+    if (n_unknown == 1)
+        return ERR("%s: field '%s' (model_type %s) is not known to llmroof and would change the cost; "
+                   "docs/catalog.md lists the fields import-hf reads", fname, first_unknown, type);
+    if (n_unknown > 1) {
+        char more[32] = "";
+        if (n_unknown > UNKNOWN_NAMED)
+            snprintf(more, sizeof more, " and %ld more", n_unknown - UNKNOWN_NAMED);
+        return ERR("%s: %ld fields (model_type %s) are not known to llmroof and would change the cost: %s%s; "
+                   "docs/catalog.md lists the fields import-hf reads", fname, n_unknown, type, unknown, more);
     }
 
     /* ---- shapes ---- */
@@ -623,6 +655,8 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
     m->parallel_attn = (tr & T_PARALLEL) != 0;
     if (tr & T_ONE_NORM)
         m->norms_per_layer = 1;
+    if ((rc = hf_kv_shared(fname, doc, m->layers, err)))
+        return rc;
     if (flag(doc, "use_cla", false))
         return ERR("%s: field 'use_cla' (cross-layer attention: layers share one KV cache) is true, which llmroof "
                    "does not model", fname);
@@ -865,6 +899,14 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
             long i = 0;
             for (const cJSON *t = atl->child; t; t = t->next, i++)
                 mix[i] = cJSON_IsNumber(t) && t->valuedouble == 1 ? 'A' : 'L';
+            /* attn_type_list says which layers are softmax, not what the others are: lightning
+             * attention for the MiniMax-01 types above; under another type the kind of its linear
+             * layers is unknown, and read as the gated DeltaNet below it would be mis-modelled.
+             * MiniMax-M2 (minimax_m2) writes the list with every layer softmax: nothing to know */
+            if (strchr(mix, 'L') && !(tr & T_LIGHTNING))
+                return ERR("%s: field 'attn_type_list' (MiniMax-01's softmax / lightning layer list) places linear "
+                           "layers but model_type %s is not one llmroof knows as lightning attention (minimax, "
+                           "minimax_text_01, minimax_m1): the kind of those layers is not known", fname, type);
         } else if (alp) {
             /* Jamba: attention on i mod period = offset, Mamba-1 elsewhere; MoE on i mod
              * expert_period = expert_offset, dense MLP elsewhere */

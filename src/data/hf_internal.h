@@ -15,6 +15,8 @@ void hf_warn(char *warn, size_t cap, const char *fmt, ...);
 /* The note of a model that ships multi-token-prediction modules (m->mtp_layers > 0): the drafter
  * of --spec mtp, whose weights the entry does not count. Nothing where it ships none. */
 void hf_warn_mtp(char *warn, size_t cap, const char *fname, const struct llmroof_model *m);
+/* A member of doc that is present and not null, else NULL. */
+const cJSON *hf_get(const cJSON *doc, const char *key);
 /* First integer member among `keys` within [lo, hi], or dflt when none is present. */
 int hf_int(const char *fname, const cJSON *doc, const char *const *keys, bool required, long dflt, long lo, long hi,
            long *out, struct llmroof_err *err);
@@ -24,6 +26,19 @@ int hf_int(const char *fname, const cJSON *doc, const char *const *keys, bool re
  * topk_group < n_group); absent, null or no limit (n_group 1, Kimi-K2, GLM-4.5) leaves both 0.
  * m->moe_experts and moe_top_k are read already. */
 int hf_moe_groups(const char *fname, const cJSON *doc, struct llmroof_model *m, struct llmroof_err *err);
+
+/* Llama-4's per-layer lists in `doc` (the text config): where they say what m's rules say
+ * already, nothing changes; another fixed period sets the rules; any other placement m's per-layer
+ * pattern; a list llmroof cannot represent, or that is malformed, an error naming the field
+ * (hf_llama4.c). m's layers, window and MoE rules are read already. */
+int hf_llama4_layers(const char *fname, const cJSON *doc, struct llmroof_model *m, char *warn, size_t warn_cap,
+                     struct llmroof_err *err);
+
+/* Gemma-3n's num_kv_shared_layers (the last n of `layers` layers attend with the KV cache of an
+ * earlier layer of their kind and store none): 0 or absent is OK, anything else an error naming the
+ * field, in every importer (the catalog has no shared-KV layer: shown as a plain layer it would
+ * overstate the KV per token, dropped it would understate the attention). */
+int hf_kv_shared(const char *fname, const cJSON *doc, long layers, struct llmroof_err *err);
 
 /* True when hf_generic_import knows `type` (its traits table) */
 bool hf_generic_knows(const char *type);

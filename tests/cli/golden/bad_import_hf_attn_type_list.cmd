@@ -1,0 +1,1 @@
+import-hf tests/data/hf/bad-attn-type-list-type.json --name x

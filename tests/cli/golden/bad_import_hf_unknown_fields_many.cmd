@@ -1,0 +1,1 @@
+import-hf tests/data/hf/bad-unknown-fields-many.json --name x

@@ -1,0 +1,1 @@
+import-hf tests/data/hf/minimax-text-01-hub.json --name minimax-text-01
