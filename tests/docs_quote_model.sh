@@ -52,6 +52,25 @@ c2=$(metric %.1f ttft -m mixtral-8x7b -g h100 -t 2 -e vllm)
 want docs/model.md "(TTFT $a, $b and $c2 ms)"
 want docs/model.md "$c ms under"
 
+# model.md "Engine CPU work": SGLang's EAGLE-3 speedup at batch 2 and 64 (chain of 3, acceptance 0.7)
+speedup() {
+    base=$(metric %.9f tpot -m llama-3.1-8b -g h100 -e sglang -b "$1" -p 512 -o 256)
+    spec=$(metric %.9f tpot -m llama-3.1-8b -g h100 -e sglang -b "$1" -p 512 -o 256 --spec eagle3 --spec-accept 0.7)
+    awk -v b="$base" -v s="$spec" 'BEGIN { printf "%.2f", b / s }'
+}
+want docs/model.md "falls from $(speedup 2)× at"
+want docs/model.md "batch 2 to $(speedup 64)× at 64 (Llama-3.1-8B on an H100"
+
+# metrics.md's eagle3 row: the three draft steps and TPOT under SGLang, EAGLE-3 against EAGLE
+for sp in eagle3 eagle; do
+    "$bin" estimate -m llama-3.1-8b -g h100 -e sglang -b 1 -p 1024 -o 256 --spec $sp --spec-accept 0.7 --format json \
+        2>/dev/null >"${TMPDIR:-/tmp}/docs_quote_model.$$.$sp"
+done
+j() { python3 -c "import json, sys; d = json.load(open(sys.argv[1])); print('%.2f %.2f' % (d['spec']['draft_step']['time_s'] * 1e3, d['tpot_s'] * 1e3))" "$1"; }
+set -- $(j "${TMPDIR:-/tmp}/docs_quote_model.$$.eagle3") $(j "${TMPDIR:-/tmp}/docs_quote_model.$$.eagle")
+rm -f "${TMPDIR:-/tmp}/docs_quote_model.$$.eagle3" "${TMPDIR:-/tmp}/docs_quote_model.$$.eagle"
+want docs/metrics.md "three draft steps take $1 ms against EAGLE's $3 at batch 1 and TPOT is $2 against $4 ms"
+
 # metrics.md "estimate's phase table": DeepSeek-V3's decode step and its parts
 line=$("$bin" estimate -m deepseek-v3 -g h200 -t 8 --ep 8 -b 1 -p 1024 -o 256 --format csv --table phases 2>/dev/null |
     awk -F, '$1 == "decode_step_mean" { printf "%.3f %.3f %.3f %.3f %.3f %.3f %.3f", $2, $3, $4, $5, $6, $7, $8 }')

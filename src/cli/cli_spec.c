@@ -204,6 +204,14 @@ int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroo
     if (o->have_tree && ksteps > SIM_SPEC_TREE_MAX_DEPTH)
         return cli_usage_error(c, "option '--spec-tree': a draft tree is at most %d steps deep, and --spec-k asks %d",
                                SIM_SPEC_TREE_MAX_DEPTH, ksteps);
+    /* a chain verifies its root and each of its k drafts: a count of its own would draft passes
+     * never verified, or verify drafts never made (SGLang sets speculative_num_draft_tokens to
+     * steps + 1 for topk 1, server_args.py, with a warning); a reviewer's --spec-k 16 --spec-tree
+     * 1:2 had charged 16 draft passes for 2 verified tokens */
+    if (o->have_tree && ktop == 1 && sp->tokens != ksteps + 1)
+        return cli_usage_error(c, "option '--spec-tree': a chain (topk 1) of %d steps (--spec-k) verifies %d tokens a "
+                                  "step, its root and each draft, not %d: use 1:%d or another --spec-k",
+                               ksteps, ksteps + 1, sp->tokens, ksteps + 1);
     if (o->have_tree && sp->tokens > 1 + ktop + (ksteps - 1) * ktop * ktop)
         return cli_usage_error(c, "option '--spec-tree': a tree of %d steps (--spec-k) with topk %d holds at most %d "
                                   "tokens to verify (1 + topk + (steps - 1) x topk^2); got %d",

@@ -346,7 +346,10 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                                                         ? (double)setup.tp * (setup.layout.pp > 1 ? setup.layout.pp : 1)
                                                         : 0.0)) *
                             1e6,
-                        100.0 * setup.eff.cpu_overlap, setup.eff.cpu_output_s * 1e6, 100.0 * setup.eff.cpu_output_overlap);
+                        /* speculating under spec_no_overlap, scheduling runs between the steps
+                         * (roofline_cpu_step_s): say so, not the profile's overlap */
+                        100.0 * (x.sp.method && setup.eff.spec_no_overlap ? 0.0 : setup.eff.cpu_overlap),
+                        setup.eff.cpu_output_s * 1e6, 100.0 * setup.eff.cpu_output_overlap);
         if (e.kv_copy_s > 0) /* TGI 0.8: in TPOT, outside the decode phase's operators */
             sbuf_printf(&c->out, "; contiguous K/V copied every decode step: %.3f ms (kv_copy)", e.kv_copy_s * 1e3);
         if (setup.eff.ray_engine)

@@ -438,6 +438,7 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     if (e->kv_watermark > 0)
         kvn(t, "kv_watermark", "%.2f", e->kv_watermark, "share of KV blocks an admission leaves free");
     kvb(t, "spec_no_overlap", e->spec_no_overlap, "speculative decoding turns the CPU overlap off");
+    kvb(t, "spec_draft_graph", e->spec_draft_graph, "the drafter's passes replay as one CUDA graph: no step overhead each");
     kvb(t, "pd_decode_first_token", e->pd_decode_first_token,
         "disaggregated: the first token comes from the decode instance (TTFT includes the hand-over)");
     if (e->pd_decode_first_token)

@@ -406,6 +406,9 @@ struct llmroof_engine {
     bool whole_prefill;               /* "chunked_prefill": false - prompts are prefilled whole, never
                                          split across iterations (vLLM before 0.6's default) */
     bool spec_no_overlap;             /* speculative decoding turns the CPU overlap off (SGLang 0.4) */
+    bool spec_draft_graph;            /* the drafter's k passes replay as one CUDA graph inside the
+                                         iteration (SGLang's EAGLE/MTP draft graph runner): no engine
+                                         step overhead per pass */
     struct llmroof_mem_tier mem_tiers[LLMROOF_MEM_TIERS_MAX]; /* "gpu_memory_tiers": defaults by the
                                          GPU's memory (catalog_engine_tier) */
     int n_mem_tiers;                  /* entries used in mem_tiers */

@@ -232,7 +232,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "offline_max_batched_tokens",
                                           "offline_large_gpu_max_batched_tokens", "budget_min_context",
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
-                                          "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "pd_decode_first_token", "pd_decode_resample", "pd_decode_prealloc", "pd_kv_full_window", "max_concurrent_requests", "pd_decode_reserve_tokens", "disaggregation", "tp_step_overhead_s",
+                                          "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "spec_draft_graph", "pd_decode_first_token", "pd_decode_resample", "pd_decode_prealloc", "pd_kv_full_window", "max_concurrent_requests", "pd_decode_reserve_tokens", "disaggregation", "tp_step_overhead_s",
                                           "prefix_cache", "gpu_memory_tiers",
                                           "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "prompt_within_budget", "dp_attention", "expert_parallel", "moe_tp_shared_local", "moe_gemv", "dp_lm_head_split", "spec_state_per_token", "ssm_state_fp32", "cuda_only", "kv_heads_per_read", "ray_workers", "ray_output_token_s",
                                           "varlen_fa2_archs", "fa2_archs", "moe_triton_archs", "dsa_prefill_pad_archs", "source", NULL };
@@ -366,6 +366,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_bool(c, e, "spec_state_per_token", false, &g->spec_state_per_token)) ||
         (rc = json_get_bool(c, e, "ssm_state_fp32", false, &g->ssm_state_fp32)) ||
         (rc = json_get_bool(c, e, "spec_no_overlap", false, &g->spec_no_overlap)) ||
+        (rc = json_get_bool(c, e, "spec_draft_graph", false, &g->spec_draft_graph)) ||
         (rc = json_get_bool(c, e, "pd_decode_first_token", false, &g->pd_decode_first_token)) ||
         (rc = json_get_bool(c, e, "pd_decode_resample", false, &g->pd_decode_resample)) ||
         /* SGLang's decode server pre-allocates before the prefill runs (disaggregation/decode.py) */

@@ -647,13 +647,16 @@ static struct llmroof_batch step_batch(double B, double c, double v, const struc
  * (serve/sim_sched.c gpu_time): a draft model k passes of one token per sequence (a tree's later
  * passes topk), at the setup's efficiencies; an EAGLE head or MTP module k draft steps
  * (ops_build_draft) and Medusa one, at the target's efficiencies for the step (heff: its
- * verification passes replay from graphs). Each pass is a step of its own, with its overhead. */
+ * verification passes replay from graphs). Each pass is a step of its own, with its overhead,
+ * but where the engine replays the whole draft loop as one graph (roofline_draft_effs). */
 static int draft_cost(const struct llmroof_setup *s, const struct llmroof_effs *heff, const struct llmroof_shard *sh,
                       const struct llmroof_spec_decode *sp, double B, double c, struct llmroof_phase *out,
                       struct estimate_split *split, struct llmroof_err *err)
 {
     const struct llmroof_batch first = batch_decode(B, c);
     const struct llmroof_batch later = sp->topk > 1 ? ops_batch_widen(&first, (double)sp->topk) : first;
+    const struct llmroof_effs deff = roofline_draft_effs(&s->eff), dheff = roofline_draft_effs(heff);
+    heff = &dheff;
     struct llmroof_oplist ops;
     struct llmroof_phase p;
     memset(out, 0, sizeof *out);
@@ -674,11 +677,11 @@ static int draft_cost(const struct llmroof_setup *s, const struct llmroof_effs *
         const struct llmroof_batch dlater = sp->topk > 1 ? ops_batch_widen(&dfirst, (double)sp->topk) : dfirst;
         const struct llmroof_dtypes ddt = ckpt_draft_dtypes(sp->draft, &s->dt); /* its own checkpoint's */
         ops_build(sp->draft, &dsh, &ddt, &dfirst, &ops);
-        roofline_eval(s->gpu, ddt.act, &s->eff, s->tp, &ops, &p);
+        roofline_eval(s->gpu, ddt.act, &deff, s->tp, &ops, &p);
         passes_add(out, split, &p, 1.0);
         if (sp->steps > 1) {
             ops_build(sp->draft, &dsh, &ddt, &dlater, &ops);
-            roofline_eval(s->gpu, ddt.act, &s->eff, s->tp, &ops, &p);
+            roofline_eval(s->gpu, ddt.act, &deff, s->tp, &ops, &p);
             passes_add(out, split, &p, (double)(sp->steps - 1));
         }
         break;
@@ -704,6 +707,10 @@ static int draft_cost(const struct llmroof_setup *s, const struct llmroof_effs *
         passes_add(out, split, &p, 1.0);
         break;
     }
+    /* the draft graph's one replay (0 where each pass paid its own overhead) */
+    const double g = roofline_draft_graph_s(s->gpu, &s->eff);
+    out->overhead_s += g;
+    out->time_s += g;
     out->bound = roofline_largest_bound(out->bound_s);
     return LLMROOF_OK;
 }

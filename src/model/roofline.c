@@ -69,6 +69,19 @@ double roofline_step_overhead_s(const struct llmroof_effs *e, int tp)
     return e->overhead_s + (tp > 1 || e->ray_engine || e->ray_workers ? e->tp_overhead_s : 0.0);
 }
 
+struct llmroof_effs roofline_draft_effs(const struct llmroof_effs *e)
+{
+    struct llmroof_effs d = *e;
+    if (e->spec_draft_graph)
+        d.overhead_s = d.tp_overhead_s = 0.0;
+    return d;
+}
+
+double roofline_draft_graph_s(const struct llmroof_gpu *g, const struct llmroof_effs *e)
+{
+    return e->spec_draft_graph ? g->step_overhead_s : 0.0;
+}
+
 struct llmroof_effs roofline_effs(const struct llmroof_gpu *g, const struct llmroof_eff_override *o)
 {
     return roofline_effs_engine(g, o ? o->engine : NULL, o);
@@ -162,6 +175,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.cpu_output_s = en->cpu_output_s;
         e.cpu_output_overlap = en->cpu_output_overlap;
         e.spec_no_overlap = en->spec_no_overlap;
+        e.spec_draft_graph = en->spec_draft_graph;
         if (en->attention == LLMROOF_ATTN_FLASH2)
             e.attn_eff = g->attn_eff;
         else if (en->attention == LLMROOF_ATTN_EAGER || en->attention == LLMROOF_ATTN_EAGER_PREFILL) {

@@ -111,6 +111,7 @@ struct llmroof_effs {
                                                carried to the API server, per context token of each
                                                scheduled sequence (engine ray_output_token_s), serial */
     bool spec_no_overlap;                   /* speculative decoding runs scheduling between steps */
+    bool spec_draft_graph;                  /* the drafter's passes replay as one graph (roofline_draft_effs) */
 };
 
 /* TGI 0.8's contiguous K/V (engine kv_copy): moving `tokens` tokens of K/V, `bytes_per_token` each
@@ -179,6 +180,16 @@ struct llmroof_effs roofline_default_effs(const struct llmroof_gpu *g);
  * engine that drives its tensor-parallel workers by remote calls pays them every step) or when the
  * engine itself is a Ray actor (ray_engine: the server calls its step remotely even at TP 1). */
 double roofline_step_overhead_s(const struct llmroof_effs *e, int tp);
+/* The efficiencies a drafter's passes run at: e's, but where the engine replays the drafter's k
+ * passes as one CUDA graph inside the iteration (spec_draft_graph: SGLang's EAGLE/MTP draft graph
+ * runner captures its whole draft loop) no pass pays a step overhead: the engine's per-step CPU
+ * work (scheduling, sampling, output processing) comes once an iteration, with the verification
+ * pass, and the graph's one replay is roofline_draft_graph_s. Elsewhere each pass is a step of
+ * its own, with its overhead. */
+struct llmroof_effs roofline_draft_effs(const struct llmroof_effs *e);
+/* The one replay of the drafter's graph an iteration where spec_draft_graph holds (the GPU's own
+ * step overhead: a CUDA graph's launch), else 0 (each pass paid its own). */
+double roofline_draft_graph_s(const struct llmroof_gpu *g, const struct llmroof_effs *e);
 
 /* User overrides of some efficiencies (flags); the rest come from the catalog. */
 struct llmroof_eff_override {

@@ -377,6 +377,8 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
             cJSON_AddBoolToObject(o, "recv_interval_option", true);
         if (e[i].spec_no_overlap)
             cJSON_AddBoolToObject(o, "spec_no_overlap", true);
+        if (e[i].spec_draft_graph)
+            cJSON_AddBoolToObject(o, "spec_draft_graph", true);
         if (e[i].pd_decode_first_token)
             cJSON_AddBoolToObject(o, "pd_decode_first_token", true);
         if (e[i].pd_decode_first_token && e[i].pd_decode_resample)

@@ -1108,7 +1108,8 @@ static double target_time(const struct engine *e, const struct iter *it)
 }
 
 /* One draft step of a head on the target (ops_build_draft): a layer, the LM head, and the step's
- * launch and synchronisation overhead. */
+ * launch and synchronisation overhead (none where the engine replays the draft loop as one graph:
+ * roofline_draft_effs, and roofline_draft_graph_s once an iteration). */
 static double draft_step_s(const struct engine *e, const struct sim_spec *sp, const struct llmroof_draft_head *own,
                            const struct llmroof_batch *b, int medusa_heads, bool first)
 {
@@ -1119,7 +1120,8 @@ static double draft_step_s(const struct engine *e, const struct sim_spec *sp, co
                                                   sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_EAGLE3);
     ops_build_draft(e->setup.model, &e->sh, &e->setup.dt, b, medusa_heads, &hd, &ops);
     /* a head apart computes at its own 16 bits, an MTP module at the target's (ops_draft_act) */
-    roofline_eval(e->setup.gpu, ops_draft_act(&e->setup.dt, medusa_heads, &hd), &e->setup.eff, e->setup.tp, &ops, &p);
+    const struct llmroof_effs de = roofline_draft_effs(&e->setup.eff);
+    roofline_eval(e->setup.gpu, ops_draft_act(&e->setup.dt, medusa_heads, &hd), &de, e->setup.tp, &ops, &p);
     return p.time_s;
 }
 
@@ -1423,7 +1425,7 @@ double sim_spec_step_s(const struct runner *r, const struct engine *e, double B,
         break;
     case SIM_SPEC_NONE: break;
     }
-    return t;
+    return t + roofline_draft_graph_s(e->setup.gpu, &e->setup.eff);
 }
 
 /* An engine that evaluates at most U tokens per forward pass (the profile's prompt_ubatch_tokens:
@@ -1560,5 +1562,5 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
         break;
     case SIM_SPEC_NONE: break;
     }
-    return t;
+    return t + roofline_draft_graph_s(e->setup.gpu, &e->setup.eff);
 }

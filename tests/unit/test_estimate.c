@@ -1285,6 +1285,33 @@ static void drafter_prefill_joins_ttft(void **state)
     catalog_free(&cat);
 }
 
+/* SGLang replays its drafter's whole loop as one CUDA graph (eagle_draft_cuda_graph_runner.py
+ * captures draft_forward, which loops over the steps): its three EAGLE draft passes pay one graph
+ * launch, the H100's 20 us step overhead, where each had been a step of its own at
+ * 20 + 300 us (the GPU's and SGLang's): 3 x 320 = 960 us. The draft's time falls by exactly
+ * 960 - 20 = 940 us and nothing else moves (review of session 66). */
+static void a_draft_loop_in_one_graph_pays_one_launch(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = setup(&cat, "llama-3.1-8b", "h100", 1);
+    s.eff = roofline_effs_engine(s.gpu, shipped_engine(&cat, "sglang"), NULL);
+    assert_true(s.eff.spec_draft_graph);
+    const double E = sim_spec_tokens_per_step(3, 0.7);
+    const struct llmroof_spec_decode eagle = { LLMROOF_DRAFTER_HEAD, "eagle", NULL, 3, 0.7, 0, 4, E, 0, true, { 0 } };
+    struct llmroof_request r = { 4, 512, 256 };
+    struct llmroof_estimate graph, each;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run_spec(&s, &r, &eagle, &graph, &err), 0);
+    assert_rel_close(graph.draft.overhead_s, 20e-6, 1e-12);
+    s.eff.spec_draft_graph = false;
+    assert_int_equal(estimate_run_spec(&s, &r, &eagle, &each, &err), 0);
+    assert_rel_close(each.draft.overhead_s, 3 * 320e-6, 1e-12);
+    assert_rel_close(each.draft.time_s - graph.draft.time_s, 940e-6, 1e-9);
+    assert_rel_close(each.decode.time_s, graph.decode.time_s, 1e-12);
+    catalog_free(&cat);
+}
+
 /* Two-batch overlap needs two non-empty micro-batches on every replica (review 20 item 2): with 8
  * attention replicas, 8 or 9 decoding sequences leave a replica with 1, so no decode step hides
  * its all-to-all (9 had hidden 0.8 ms, and 9 sequences came out faster than 8); 16 give every
@@ -1848,6 +1875,7 @@ int main(void)
         cmocka_unit_test(llama_cpp_gemms_run_at_the_fp32_accumulate_rate),
         cmocka_unit_test(vllm_0_2_prompts_run_below_the_gemm_rate),
         cmocka_unit_test(drafter_prefill_joins_ttft),
+        cmocka_unit_test(a_draft_loop_in_one_graph_pays_one_launch),
         cmocka_unit_test(two_batch_overlap_splits_verification_by_sequences),
         cmocka_unit_test(all_to_all_moves_the_copies_the_batch_has),
         cmocka_unit_test(draft_passes_run_on_the_busiest_replica),
