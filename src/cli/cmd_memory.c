@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_spec.h"
 #include "model/ckpt.h"
 #include "render/render_json.h"
 
@@ -12,6 +13,7 @@ enum { OPT_MBT = 1, OPT_MAXSEQS };
 
 struct ctx {
     struct cli_setup_opts s;
+    struct cli_spec_opts sp;     /* --spec and its family: the drafter beside the target (cli_spec.h) */
     bool have_mbt, have_maxseqs; /* given: the engine's defaults do not replace them */
 };
 
@@ -19,7 +21,9 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
 {
     struct ctx *x = vctx;
     long v;
-    int rc;
+    int rc = cli_spec_opt(c, &x->sp, id, arg);
+    if (rc != 1)
+        return rc;
     switch (id) {
     case OPT_MBT: /* the largest forward's tokens size the workspace, as simulate's budget does */
         if ((rc = cli_long(c, "max-batched-tokens", arg, 1, 10000000, &v)))
@@ -68,9 +72,11 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         { OPT_MBT, "max-batched-tokens", 0, "N", "tokens of the largest forward, which size the activation workspace: simulate's token budget (default 2048)", false },
         { OPT_MAXSEQS, "max-seqs", 0, "N", "sequences of the largest forward (logits buffer): simulate's sequence limit (default 256)", false },
         { OPT_ENGINE, "engine", 'e', "ID", "serving-engine profile: its memory share (TensorRT-LLM's and LMDeploy's of the free memory), token budget and sequence limit, and whether its quantized weights include the LM head (default: none)", false },
+        CLI_OPT_SPEC,
     };
     struct ctx x = { .have_mbt = false };
     cli_setup_defaults(&x.s);
+    cli_spec_defaults(&x.sp);
     struct cli_setup_opts s;
     char *pos[1];
     int npos = 0;
@@ -83,17 +89,28 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                        "  (an engine with kv_of_free_memory: capacity = mem_util * (visible - weights - workspace -\n"
                        "  reserve); with kv_copy, TGI 0.8: half the capacity; with mem_static, SGLang: capacity =\n"
                        "  usable - weights, its default fraction by the GPU's memory and the instance's GPUs)\n"
+                       "With --spec: the drafter's weights and its K/V per token come out of the KV cache on\n"
+                       "every GPU, as estimate, simulate and plan take them.\n"
                        "For the background studies' theoretical figures use --mem-util 1 --reserve 0 --workspace 0.");
     if (rc)
         return rc;
     s = x.s;
     if (!s.model || !s.gpu)
         return cli_usage_error(c, "options '--model' and '--gpu' are required");
-    if ((rc = cli_catalog_pick(c, s.model, s.gpu, s.engine_name)) || (rc = cli_setup_resolve(c, &s)))
+    /* the drafter's memory does not depend on how often its tokens are accepted: no --spec-accept
+     * needed here (any value is read and left) */
+    if (x.sp.method && !x.sp.have_accept)
+        x.sp.have_accept = true;
+    if ((rc = cli_spec_check(c, &x.sp)))
+        return rc;
+    if ((rc = cli_spec_needs_catalog(&x.sp) ? cli_catalog(c) : cli_catalog_pick(c, s.model, s.gpu, s.engine_name)) ||
+        (rc = cli_setup_resolve(c, &s)))
         return rc;
     const struct llmroof_model *m = cli_model(c, s.model);
     if (!m)
         return 2;
+    if (x.sp.method && (rc = cli_spec_resolve(c, &x.sp, m)))
+        return rc;
     const struct llmroof_gpu *g = cli_gpu(c, s.gpu);
     if (!g)
         return 2;
@@ -112,11 +129,31 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     if (s.eff.engine && estimate_engine_runs(s.eff.engine->id, s.eff.engine->cuda_only, g, &err))
         return cli_fail(c, &err);
     const struct llmroof_layout lay = estimate_layout(&setup); /* with the engine's --moe-tp rule */
+    s.mem.speculative = x.sp.method != NULL; /* SGLang reserves more beside a drafter */
     if ((rc = memory_eval_layout(m, g, &lay, &dt, s.context, &s.mem, &mem, &err)))
         return cli_fail(c, &err);
     struct llmroof_shard sh; /* the layout memory_eval_layout accepted: for the header and JSON */
     if ((rc = ops_shard_layout(m, &lay, &sh, &err)))
         return cli_fail(c, &err);
+    if (x.sp.method) {
+        /* the drafter's weights and cache out of the KV cache on every GPU, as estimate --spec takes
+         * them (a reviewer asked memory whether a drafter fits, and memory had no --spec); every
+         * hint below sees them (s.mem) */
+        const struct llmroof_spec_decode spec = cli_spec_decode(&x.sp);
+        struct llmroof_mem_opts mo = s.mem;
+        mo.spec_states = spec.verify > 1 ? (double)(spec.verify - 1) : 0.0;
+        if ((rc = memory_drafter(&setup, &sh, &mem, &s.mem, &spec, false, &mo.drafter_bytes, &mo.drafter_kv_bytes,
+                                 &err)))
+            return cli_fail(c, &err);
+        if (spec.draft && mem.fit != LLMROOF_FIT_WEIGHTS && mo.drafter_bytes >= mem.kv_capacity_bytes_per_gpu)
+            return cli_usage_error(c, "option '--spec': the draft model %s (%.2f GiB of weights per GPU) does not "
+                                      "fit beside %s on %d x %s: no memory is left for the KV cache; use a smaller "
+                                      "draft",
+                                   spec.draft->id, mo.drafter_bytes / 1073741824.0, m->id, mem.gpus, g->id);
+        s.mem = mo;
+        if ((rc = memory_eval_layout(m, g, &lay, &dt, s.context, &s.mem, &mem, &err)))
+            return cli_fail(c, &err);
+    }
     const int dom = g->domain_gpus > 0 ? g->domain_gpus : g->gpus_per_node;
     if (mem.gpus > dom && dom == 1) /* one GPU per node (a GH200): no domain to speak of */
         fprintf(c->errf, "llmroof: note: %d GPUs, one per node of %s: the layout spans %d nodes joined by the %s "
@@ -160,9 +197,9 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                      s.mem.kv_copy ? " (KV copied every step: half the free memory)" : "");
         /* SGLang's default fraction has 3 places (0.831 at TP 8 on an H100) */
         const bool third = fabs(mem.mem_util * 100.0 - round(mem.mem_util * 100.0)) > 1e-6;
-        sbuf_printf(&c->out, "%s on %d x %s (TP %ld%s): %s, %s KV%s, context %ld tokens, mem-util %.*f%s\n",
+        sbuf_printf(&c->out, "%s on %d x %s (TP %ld%s): %s, %s KV%s, context %ld tokens, mem-util %.*f%s%s%s\n",
                     m->id, mem.gpus, g->id, s.tp, lay_s, wdesc, dtype_name(dt.kv), sdesc, s.context, third ? 3 : 2,
-                    mem.mem_util, edesc);
+                    mem.mem_util, edesc, x.sp.method ? ", drafter " : "", x.sp.method ? x.sp.method : "");
         if (mem.fit == LLMROOF_FIT_WEIGHTS) {
             sbuf_printf(&c->out, "does NOT fit: needs %s of weights + workspace + reserve per GPU, %s usable",
                         cli_fmt_bytes(mem.weights_bytes_per_gpu + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu,
@@ -282,6 +319,8 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     row_bytes(&t, "weights", mem.weights_bytes_per_gpu);
     row_bytes(&t, "workspace", mem.workspace_bytes_per_gpu);
     row_bytes(&t, "reserve", mem.reserve_bytes_per_gpu);
+    if (mem.drafter_bytes_per_gpu > 0) /* --spec: its weights, out of the KV cache */
+        row_bytes(&t, "drafter", mem.drafter_bytes_per_gpu);
     row_bytes(&t, "kv_capacity", floor(mem.kv_capacity_bytes_per_gpu));
     row_bytes(&t, "kv_per_token", mem.kv_bytes_per_token);
     row_bytes(&t, "kv_per_token_per_gpu", mem.kv_bytes_per_token_per_gpu);
