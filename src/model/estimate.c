@@ -650,12 +650,13 @@ static struct llmroof_batch step_batch(double B, double c, double v, const struc
  * verification passes replay from graphs). Each pass is a step of its own, with its overhead,
  * but where the engine replays the whole draft loop as one graph (roofline_draft_effs). */
 static int draft_cost(const struct llmroof_setup *s, const struct llmroof_effs *heff, const struct llmroof_shard *sh,
-                      const struct llmroof_spec_decode *sp, double B, double c, struct llmroof_phase *out,
+                      const struct llmroof_spec_decode *sp, double B, double Bb, double c, struct llmroof_phase *out,
                       struct estimate_split *split, struct llmroof_err *err)
 {
     const struct llmroof_batch first = batch_decode(B, c);
     const struct llmroof_batch later = sp->topk > 1 ? ops_batch_widen(&first, (double)sp->topk) : first;
-    const struct llmroof_effs deff = roofline_draft_effs(&s->eff), dheff = roofline_draft_effs(heff);
+    /* Bb: the busiest replica's sequences, which its graph holds */
+    const struct llmroof_effs deff = roofline_draft_effs(&s->eff, Bb), dheff = roofline_draft_effs(heff, Bb);
     heff = &dheff;
     struct llmroof_oplist ops;
     struct llmroof_phase p;
@@ -708,7 +709,7 @@ static int draft_cost(const struct llmroof_setup *s, const struct llmroof_effs *
         break;
     }
     /* the draft graph's one replay (0 where each pass paid its own overhead) */
-    const double g = roofline_draft_graph_s(s->gpu, &s->eff);
+    const double g = roofline_draft_graph_s(s->gpu, &s->eff, Bb);
     out->overhead_s += g;
     out->time_s += g;
     out->bound = roofline_largest_bound(out->bound_s);
@@ -1239,7 +1240,7 @@ int estimate_run_spec(const struct llmroof_setup *s, const struct llmroof_reques
         if (spec) {
             /* a head's passes run on every attention replica: the busiest's sequences, times the
              * replicas as ops_build_draft takes its mean (B without them) */
-            if ((rc = draft_cost(s, &deff, &out->shard, spec, Bb * (double)rep, 0.5 * (c1 + c2), &out->draft,
+            if ((rc = draft_cost(s, &deff, &out->shard, spec, Bb * (double)rep, Bb, 0.5 * (c1 + c2), &out->draft,
                                  &out->draft_split, err)))
                 return rc;
             out->step_s += out->draft.time_s;

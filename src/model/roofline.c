@@ -69,17 +69,23 @@ double roofline_step_overhead_s(const struct llmroof_effs *e, int tp)
     return e->overhead_s + (tp > 1 || e->ray_engine || e->ray_workers ? e->tp_overhead_s : 0.0);
 }
 
-struct llmroof_effs roofline_draft_effs(const struct llmroof_effs *e)
+/* the draft loop replays as one graph: the engine says so and its graphs cover the batch */
+static bool draft_in_graph(const struct llmroof_effs *e, double seqs)
+{
+    return e->spec_draft_graph && e->graphs && (e->graph_max <= 0 || seqs <= e->graph_max);
+}
+
+struct llmroof_effs roofline_draft_effs(const struct llmroof_effs *e, double seqs)
 {
     struct llmroof_effs d = *e;
-    if (e->spec_draft_graph)
+    if (draft_in_graph(e, seqs))
         d.overhead_s = d.tp_overhead_s = 0.0;
     return d;
 }
 
-double roofline_draft_graph_s(const struct llmroof_gpu *g, const struct llmroof_effs *e)
+double roofline_draft_graph_s(const struct llmroof_gpu *g, const struct llmroof_effs *e, double seqs)
 {
-    return e->spec_draft_graph ? g->step_overhead_s : 0.0;
+    return draft_in_graph(e, seqs) ? g->step_overhead_s : 0.0;
 }
 
 struct llmroof_effs roofline_effs(const struct llmroof_gpu *g, const struct llmroof_eff_override *o)

@@ -184,12 +184,16 @@ double roofline_step_overhead_s(const struct llmroof_effs *e, int tp);
  * passes as one CUDA graph inside the iteration (spec_draft_graph: SGLang's EAGLE/MTP draft graph
  * runner captures its whole draft loop) no pass pays a step overhead: the engine's per-step CPU
  * work (scheduling, sampling, output processing) comes once an iteration, with the verification
- * pass, and the graph's one replay is roofline_draft_graph_s. Elsewhere each pass is a step of
- * its own, with its overhead. */
-struct llmroof_effs roofline_draft_effs(const struct llmroof_effs *e);
-/* The one replay of the drafter's graph an iteration where spec_draft_graph holds (the GPU's own
- * step overhead: a CUDA graph's launch), else 0 (each pass paid its own). */
-double roofline_draft_graph_s(const struct llmroof_gpu *g, const struct llmroof_effs *e);
+ * pass, and the graph's one replay is roofline_draft_graph_s; `seqs` decoding sequences (a
+ * replica's) within the engine's captured batches. Elsewhere each pass is a step of its own, with
+ * its overhead. Passes over prompts (the drafter's extend after a prefill) are not in the loop:
+ * e's own efficiencies. */
+struct llmroof_effs roofline_draft_effs(const struct llmroof_effs *e, double seqs);
+/* The one replay of the drafter's graph an iteration of `seqs` decoding sequences (a replica's)
+ * where spec_draft_graph holds and the engine's graphs cover them (the GPU's own step overhead: a
+ * CUDA graph's launch), else 0 (each pass paid its own: past its largest captured batch SGLang's
+ * draft loop runs eager, as its decode does). */
+double roofline_draft_graph_s(const struct llmroof_gpu *g, const struct llmroof_effs *e, double seqs);
 
 /* User overrides of some efficiencies (flags); the rest come from the catalog. */
 struct llmroof_eff_override {

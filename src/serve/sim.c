@@ -1295,7 +1295,6 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
         if (c->spec.kind == SIM_SPEC_DRAFT) {
             e->draft = *s;
             e->draft.model = c->spec.draft;
-            e->draft.eff = roofline_draft_effs(&s->eff); /* its passes within the iteration */
             e->draft.dt = ckpt_draft_dtypes(c->spec.draft, &s->dt); /* its own checkpoint's, not the target's */
             if ((rc = ops_shard(c->spec.draft, s->tp, &e->dsh, err)))
                 return rc;

@@ -1111,7 +1111,7 @@ static double target_time(const struct engine *e, const struct iter *it)
  * launch and synchronisation overhead (none where the engine replays the draft loop as one graph:
  * roofline_draft_effs, and roofline_draft_graph_s once an iteration). */
 static double draft_step_s(const struct engine *e, const struct sim_spec *sp, const struct llmroof_draft_head *own,
-                           const struct llmroof_batch *b, int medusa_heads, bool first)
+                           const struct llmroof_batch *b, int medusa_heads, bool first, const struct llmroof_effs *eff)
 {
     struct llmroof_oplist ops;
     struct llmroof_phase p;
@@ -1120,8 +1120,7 @@ static double draft_step_s(const struct engine *e, const struct sim_spec *sp, co
                                                   sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_EAGLE3);
     ops_build_draft(e->setup.model, &e->sh, &e->setup.dt, b, medusa_heads, &hd, &ops);
     /* a head apart computes at its own 16 bits, an MTP module at the target's (ops_draft_act) */
-    const struct llmroof_effs de = roofline_draft_effs(&e->setup.eff);
-    roofline_eval(e->setup.gpu, ops_draft_act(&e->setup.dt, medusa_heads, &hd), &de, e->setup.tp, &ops, &p);
+    roofline_eval(e->setup.gpu, ops_draft_act(&e->setup.dt, medusa_heads, &hd), eff, e->setup.tp, &ops, &p);
     return p.time_s;
 }
 
@@ -1129,13 +1128,14 @@ static double draft_step_s(const struct engine *e, const struct sim_spec *sp, co
  * its layer, the first over one token a sequence (dec1), the later ones over the tree's expanded
  * nodes (later); Medusa's k heads run once, beside each other (ops_build_draft) */
 static double head_drafts_s(const struct engine *e, const struct sim_spec *sp, const struct llmroof_draft_head *own,
-                            const struct llmroof_batch *dec1, const struct llmroof_batch *later)
+                            const struct llmroof_batch *dec1, const struct llmroof_batch *later,
+                            const struct llmroof_effs *eff)
 {
     if (sp->kind == SIM_SPEC_MEDUSA)
-        return draft_step_s(e, sp, own, dec1, sp->k, true);
-    double t = draft_step_s(e, sp, own, dec1, 0, true);
+        return draft_step_s(e, sp, own, dec1, sp->k, true, eff);
+    double t = draft_step_s(e, sp, own, dec1, 0, true, eff);
     if (sp->k > 1)
-        t += (double)(sp->k - 1) * draft_step_s(e, sp, own, later, 0, false);
+        t += (double)(sp->k - 1) * draft_step_s(e, sp, own, later, 0, false, eff);
     return t;
 }
 
@@ -1366,7 +1366,7 @@ static struct llmroof_batch busiest_draft(const struct engine *e, const struct l
  * replicas with the most tokens, attention pairs and sequences, the slowest of them counts. Until
  * session 38 the instance's whole batch was costed on one replica's GPUs: Qwen3-235B-A22B at EP 8
  * on H200s with a Qwen3-8B draft, 64 sequences, drafted all 64 where each replica holds 8. */
-static double draft_model_busiest_s(const struct engine *e, const struct llmroof_batch *rd)
+static double draft_model_busiest_s(const struct engine *e, const struct llmroof_setup *ds, const struct llmroof_batch *rd)
 {
     const int n = e->sh.attn_dp;
     int cand[3] = { 0, 0, 0 };
@@ -1384,7 +1384,7 @@ static double draft_model_busiest_s(const struct engine *e, const struct llmroof
         for (int i = 0; i < j; i++)
             seen = seen || cand[i] == cand[j];
         if (!seen && rd[cand[j]].tokens > 0)
-            t = fmax(t, sim_step_time(&e->draft, &e->dsh, &rd[cand[j]]));
+            t = fmax(t, sim_step_time(ds, &e->dsh, &rd[cand[j]]));
     }
     return t;
 }
@@ -1405,27 +1405,31 @@ double sim_spec_step_s(const struct runner *r, const struct engine *e, double B,
     const struct llmroof_batch dec1 = batch_decode(B, c);
     const struct llmroof_batch later = sp->tokens > 0 && sp->topk > 1 ? ops_batch_widen(&dec1, (double)sp->topk) : dec1;
     const double n = e->sh.attn_dp > 1 ? (double)e->sh.attn_dp : 1.0; /* a draft model: one replica's share */
+    /* the draft loop's passes, one graph where the engine replays it so (roofline_draft_effs) */
+    const struct llmroof_effs loop = roofline_draft_effs(&e->setup.eff, B / n);
     switch (sp->kind) {
     case SIM_SPEC_DRAFT: {
         struct llmroof_batch first = batch_scale(&dec1, 1.0 / n);
         const struct llmroof_batch own_pre = batch_scale(pre, 1.0 / n), own_later = batch_scale(&later, 1.0 / n);
         batch_accumulate(&first, &own_pre);
-        t += sim_step_time(&e->draft, &e->dsh, &first);
+        struct llmroof_setup ds = e->draft;
+        ds.eff = roofline_draft_effs(&e->draft.eff, B / n);
+        t += sim_step_time(&ds, &e->dsh, &first);
         if (sp->k > 1)
-            t += (double)(sp->k - 1) * sim_step_time(&e->draft, &e->dsh, &own_later);
+            t += (double)(sp->k - 1) * sim_step_time(&ds, &e->dsh, &own_later);
         break;
     }
     case SIM_SPEC_MTP:
     case SIM_SPEC_EAGLE:
     case SIM_SPEC_EAGLE3:
     case SIM_SPEC_MEDUSA:
-        if (sp->kind != SIM_SPEC_MEDUSA && pre->tokens > 0)
-            t += draft_step_s(e, sp, &r->c->spec_head, pre, 0, true);
-        t += head_drafts_s(e, sp, &r->c->spec_head, &dec1, &later);
+        if (sp->kind != SIM_SPEC_MEDUSA && pre->tokens > 0) /* the prompts' pass: outside the loop */
+            t += draft_step_s(e, sp, &r->c->spec_head, pre, 0, true, &e->setup.eff);
+        t += head_drafts_s(e, sp, &r->c->spec_head, &dec1, &later, &loop);
         break;
     case SIM_SPEC_NONE: break;
     }
-    return t + roofline_draft_graph_s(e->setup.gpu, &e->setup.eff);
+    return t + roofline_draft_graph_s(e->setup.gpu, &e->setup.eff, B / n);
 }
 
 /* An engine that evaluates at most U tokens per forward pass (the profile's prompt_ubatch_tokens:
@@ -1511,13 +1515,21 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
                 most = k;
         }
         pre = prefill_part(&e->rb[most], &e->rdec[most]);
-        if (e->rdraft) {
-            if (sp->kind == SIM_SPEC_DRAFT)
-                draft_first_s = draft_model_busiest_s(e, e->rdraft);
-            memset(e->rdraft, 0, (size_t)n * sizeof *e->rdraft);
-        }
     } else {
         pre = prefill_part(&it->b, &it->dec);
+    }
+    /* the draft loop's passes over the decoding sequences (a replica's: the busiest) run as one
+     * graph where the engine replays them so (roofline_draft_effs); passes over prompts alone (an
+     * iteration without decodes, the drafter's extend) are steps of their own */
+    const double loop_seqs = e->rb ? busiest : (double)it->decode_seqs;
+    const bool looping = spec_on(r, e) && it->decode_seqs > 0;
+    const struct llmroof_effs loop = roofline_draft_effs(&e->setup.eff, loop_seqs);
+    struct llmroof_setup dloop = e->draft; /* a draft model's passes in the loop */
+    dloop.eff = roofline_draft_effs(&e->draft.eff, loop_seqs);
+    if (e->rb && e->rdraft) {
+        if (sp->kind == SIM_SPEC_DRAFT)
+            draft_first_s = draft_model_busiest_s(e, looping ? &dloop : &e->draft, e->rdraft);
+        memset(e->rdraft, 0, (size_t)e->sh.attn_dp * sizeof *e->rdraft);
     }
     double t = target_time(e, it); /* clears the replicas' sums */
     if (!drafts_prompts(r, e))
@@ -1532,7 +1544,7 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
          * prefill instance has none, and no draft batch: the chunks are its pass). A draft
          * model's shard has no replicas: the busiest replica's own batch, unscaled */
         if (sp->kind == SIM_SPEC_EAGLE || sp->kind == SIM_SPEC_EAGLE3 || sp->kind == SIM_SPEC_MTP)
-            t += draft_step_s(e, sp, &r->c->spec_head, &pre_head, 0, true);
+            t += draft_step_s(e, sp, &r->c->spec_head, &pre_head, 0, true, &e->setup.eff);
         else if (sp->kind == SIM_SPEC_DRAFT && !spec_on(r, e))
             t += sim_step_time(&e->draft, &e->dsh, &pre);
         else if (sp->kind == SIM_SPEC_DRAFT && it->decode_seqs == 0)
@@ -1546,21 +1558,21 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
     const struct llmroof_batch later = sp->tokens > 0 && sp->topk > 1 ? ops_batch_widen(&dec1, (double)sp->topk) : dec1;
     switch (sp->kind) {
     case SIM_SPEC_DRAFT: {
-        t += draft_first_s >= 0 ? draft_first_s : sim_step_time(&e->draft, &e->dsh, &it->draft);
+        t += draft_first_s >= 0 ? draft_first_s : sim_step_time(&dloop, &e->dsh, &it->draft);
         /* the later passes: the busiest replica's decoding sequences on its own drafter (dec1
          * holds them times the replicas, for ops_build_draft's mean) */
         const struct llmroof_batch own = e->rb ? batch_scale(&later, 1.0 / (double)e->sh.attn_dp) : later;
         if (sp->k > 1)
-            t += (double)(sp->k - 1) * sim_step_time(&e->draft, &e->dsh, &own);
+            t += (double)(sp->k - 1) * sim_step_time(&dloop, &e->dsh, &own);
         break;
     }
     case SIM_SPEC_MTP:
     case SIM_SPEC_EAGLE:
     case SIM_SPEC_EAGLE3:
     case SIM_SPEC_MEDUSA:
-        t += head_drafts_s(e, sp, &r->c->spec_head, &dec1, &later);
+        t += head_drafts_s(e, sp, &r->c->spec_head, &dec1, &later, &loop);
         break;
     case SIM_SPEC_NONE: break;
     }
-    return t + roofline_draft_graph_s(e->setup.gpu, &e->setup.eff);
+    return t + roofline_draft_graph_s(e->setup.gpu, &e->setup.eff, loop_seqs);
 }

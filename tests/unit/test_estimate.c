@@ -1289,7 +1289,9 @@ static void drafter_prefill_joins_ttft(void **state)
  * captures draft_forward, which loops over the steps): its three EAGLE draft passes pay one graph
  * launch, the H100's 20 us step overhead, where each had been a step of its own at
  * 20 + 300 us (the GPU's and SGLang's): 3 x 320 = 960 us. The draft's time falls by exactly
- * 960 - 20 = 940 us and nothing else moves (review of session 66). */
+ * 960 - 20 = 940 us and nothing else moves (review of session 66). Past SGLang's largest captured
+ * batch on an H100 (160) the loop runs eager, as the decode does: 200 sequences pay 3 x 320 us,
+ * and the prompt's pass (the drafter's extend) is a step of its own at any batch. */
 static void a_draft_loop_in_one_graph_pays_one_launch(void **state)
 {
     struct llmroof_catalog cat;
@@ -1309,6 +1311,11 @@ static void a_draft_loop_in_one_graph_pays_one_launch(void **state)
     assert_rel_close(each.draft.overhead_s, 3 * 320e-6, 1e-12);
     assert_rel_close(each.draft.time_s - graph.draft.time_s, 940e-6, 1e-9);
     assert_rel_close(each.decode.time_s, graph.decode.time_s, 1e-12);
+    assert_rel_close(each.draft_prefill_s, graph.draft_prefill_s, 1e-12);
+    s.eff.spec_draft_graph = true;
+    r.batch = 200;
+    assert_int_equal(estimate_run_spec(&s, &r, &eagle, &graph, &err), 0);
+    assert_rel_close(graph.draft.overhead_s, 3 * 320e-6, 1e-12);
     catalog_free(&cat);
 }
 
