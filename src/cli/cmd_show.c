@@ -518,7 +518,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
                        "engine, the scheduler values the simulator takes where the profile names none).");
     if (rc)
         return rc;
-    if (npos == 1 && strcmp(pos[0], "gpu") && strcmp(pos[0], "model") && strcmp(pos[0], "engine")) {
+    if (npos == 1 && strcmp(pos[0], "gpu") != 0 && strcmp(pos[0], "model") != 0 && strcmp(pos[0], "engine") != 0) {
         /* a bare name ("show h100"): say which kind it is, as the command to type */
         if ((rc = cli_catalog(c)))
             return rc;
