@@ -49,7 +49,12 @@ static int run_server(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    int rc = argc > 1 && !strcmp(argv[1], "serve") ? run_server(argc - 1, argv + 1) : cli_main(argc, argv, 0);
+    /* "llmroof help serve" is the server's own --help, which only its executable prints */
+    char serve_word[] = "serve", help_flag[] = "--help";
+    char *serve_help[] = { serve_word, help_flag, NULL };
+    int rc = argc > 1 && !strcmp(argv[1], "serve") ? run_server(argc - 1, argv + 1)
+             : argc == 3 && !strcmp(argv[1], "help") && !strcmp(argv[2], "serve") ? run_server(2, serve_help)
+                                                                                 : cli_main(argc, argv, 0);
     if (fclose(stdout) != 0 && rc == 0) {
         if (errno == EPIPE) {
             rc = CLI_EXIT_PIPE; /* the reader went away: end quietly, as SIGPIPE would */

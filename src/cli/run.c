@@ -236,14 +236,21 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
     char help_flag[] = "--help";
     char *help_argv[3] = { NULL, help_flag, NULL };
     if (strcmp(name, "help") == 0) {
-        if (argc - first > 2) {
-            rc = cli_usage_error(&c, "help takes one command name, not '%s'", CLI_CLIP(argv[first + 2]));
-            goto done;
-        }
-        if (argc - first == 1) {
+        const char *what = argc - first > 1 ? argv[first + 1] : NULL;
+        /* help alone, help help, help -h: the overview */
+        if (!what || !strcmp(what, "help") || !strcmp(what, "-h") || !strcmp(what, "--help")) {
             if (!(flags & CLI_NO_STDOUT))
                 usage(c.outf);
             rc = write_out(&c, &c.out);
+            goto done;
+        }
+        if (what[0] == '-') {
+            rc = cli_usage_error(&c, "help takes a command name, not the option '%s' (global options go before "
+                                     "'help'; 'llmroof COMMAND --help' lists a command's)", CLI_CLIP(what));
+            goto done;
+        }
+        if (argc - first > 2) {
+            rc = cli_usage_error(&c, "help takes one command name, not '%s'", CLI_CLIP(argv[first + 2]));
             goto done;
         }
         help_argv[0] = argv[first + 1];

@@ -132,6 +132,9 @@ check "no catalog source cites a path outside the repository${bad:+ (not: $bad)}
 mkdir "$tmp/alone" && cp "$bin" "$tmp/alone/llmroof"
 PATH=/usr/bin:/bin "$tmp/alone/llmroof" serve --help >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "serve --help without llmroof-serve prints the help, exit 0" sh -c "[ $rc = 0 ] && grep -q '^usage: llmroof serve' '$tmp/out' && [ ! -s '$tmp/err' ]"
+# "llmroof help serve" is the same help (review of session 66: it said 'serve' must be the first word)
+PATH=/usr/bin:/bin "$tmp/alone/llmroof" help serve >"$tmp/out" 2>"$tmp/err"; rc=$?
+check "help serve prints serve's help, exit 0" sh -c "[ $rc = 0 ] && grep -q '^usage: llmroof serve' '$tmp/out' && [ ! -s '$tmp/err' ]"
 PATH=/usr/bin:/bin "$tmp/alone/llmroof" serve --port 99999 >"$tmp/out" 2>"$tmp/err"; rc=$?
 check "serve --port 99999 without llmroof-serve is a usage error, exit 2" sh -c "[ $rc = 2 ] && [ ! -s '$tmp/out' ] && grep -q \"option '--port': '99999' is not a port number\" '$tmp/err'"
 
