@@ -567,12 +567,13 @@ int cmd_show(struct cli *c, int argc, char **argv)
     const char *src = kind == 0 ? g->source : kind == 1 ? m->source : e->source;
     if (!cli_prose(c))
         kv(&t, "source", src, "");
-    /* text: the units' prose wrapped within the terminal's width, so the values and their units
-     * read side by side (the table had printed in two parts 45 rows apart, the values without
-     * their units: a review read kernel_s 3.0 as seconds) */
+    /* text: the values' and units' prose wrapped within the terminal's width, so the values and
+     * their units read side by side (the table had printed in two parts 45 rows apart, the values
+     * without their units: a review read kernel_s 3.0 as seconds; an engine's memory tiers are
+     * prose values) */
     if (c->format == TABLE_TEXT) {
         struct table folded;
-        table_fold_last(&t, CLI_TEXT_WIDTH, &folded);
+        table_fold(&t, CLI_TEXT_WIDTH, 1, &folded);
         table_free(&t);
         t = folded;
     }

@@ -345,54 +345,133 @@ static void copy_cell(const struct table *src, size_t r, int c, struct table *ds
         table_empty(dst);
 }
 
-void table_fold_last(const struct table *src, size_t max_width, struct table *dst)
+/* The length of the next line of `s` (blanks before it already skipped) in at most `cap` bytes: up
+ * to its last blank within them, or `cap` bytes where a word is longer (cut inside it rather than
+ * let it widen the table: a long alias list, a URL). */
+static size_t fold_piece(const char *s, size_t cap)
 {
-    const int last = src->ncols - 1;
-    size_t lead = 0;
-    for (int c = 0; c < last; c++)
-        lead += col_width(src, c) + 2;
-    /* fewer than 24 columns left for the prose: folding would make a tall ribbon; leave it */
-    const size_t room = last > 0 && max_width >= lead + 24 ? max_width - lead : 0;
+    const size_t n = strlen(s);
+    if (n <= cap)
+        return n;
+    size_t cut = cap;
+    while (cut > 0 && s[cut] != ' ')
+        cut--;
+    return cut > 0 ? cut : cap;
+}
+
+/* How many lines text cell `s` takes at `cap` bytes a line. */
+static size_t fold_lines(const char *s, size_t cap)
+{
+    size_t lines = 0;
+    while (*s == ' ')
+        s++;
+    while (*s) {
+        s += fold_piece(s, cap);
+        while (*s == ' ')
+            s++;
+        lines++;
+    }
+    return lines ? lines : 1;
+}
+
+/* The narrowest column c folds to: TABLE_FOLD_MIN, its header, and its longest word up to
+ * TABLE_FOLD_WORD (an id or a path cut in two cannot be copied: a model's hf_id had folded inside
+ * "Kimi-Linear-48B-A3B-Instruct"). */
+static size_t fold_floor(const struct table *t, int c)
+{
+    size_t f = strlen(t->col[c]) > TABLE_FOLD_MIN ? strlen(t->col[c]) : TABLE_FOLD_MIN;
+    for (size_t r = 0; r < t->nrows; r++) {
+        const char *s = t->cells[r * (size_t)t->ncols + (size_t)c].str;
+        while (s && *s) {
+            const size_t n = strcspn(s, " ");
+            if (n > f)
+                f = n < TABLE_FOLD_WORD ? n : TABLE_FOLD_WORD > f ? TABLE_FOLD_WORD : f;
+            s += n + strspn(s + n, " ");
+        }
+    }
+    return f;
+}
+
+void table_fold(const struct table *src, size_t max_width, int nkey, struct table *dst)
+{
+    size_t w[TABLE_MAX_COLS], cap[TABLE_MAX_COLS], lo[TABLE_MAX_COLS], total = 0;
+    for (int c = 0; c < src->ncols; c++) {
+        cap[c] = w[c] = col_width(src, c);
+        lo[c] = fold_floor(src, c);
+        total += w[c] + (c ? 2 : 0);
+    }
+    /* narrow the widest foldable column until the table fits or none can narrow further: a text
+     * column of at least TABLE_FOLD_MIN bytes, never below its header */
+    while (total > max_width) {
+        int widest = -1;
+        for (int c = nkey; c < src->ncols; c++)
+            if (cap[c] > lo[c] && (widest < 0 || cap[c] > cap[widest]))
+                widest = c;
+        if (widest < 0)
+            break;
+        const size_t floor_w = lo[widest];
+        /* at most down to the next widest column, so the widths come out even */
+        size_t next = 0;
+        for (int c = nkey; c < src->ncols; c++)
+            if (c != widest && cap[c] > next && cap[c] < cap[widest])
+                next = cap[c];
+        size_t to = cap[widest] - (total - max_width < cap[widest] ? total - max_width : cap[widest]);
+        if (to < next)
+            to = next;
+        if (to < floor_w)
+            to = floor_w;
+        if (to >= cap[widest])
+            to = cap[widest] - 1;
+        total -= cap[widest] - to;
+        cap[widest] = to;
+    }
     table_init(dst, src->title);
     dst->failed = src->failed;
     for (int c = 0; c < src->ncols; c++)
         table_col(dst, src->col[c], src->prec[c]);
+    size_t widest_cap = 1;
+    for (int c = 0; c < src->ncols; c++)
+        widest_cap = cap[c] > widest_cap ? cap[c] : widest_cap;
+    char *piece = malloc(widest_cap + 1);
+    if (!piece) {
+        dst->failed = true;
+        return;
+    }
     for (size_t r = 0; r < src->nrows; r++) {
-        table_row(dst);
-        for (int c = 0; c < last; c++)
-            copy_cell(src, r, c, dst);
-        if (last < 0)
-            continue;
-        const char *s = src->cells[r * (size_t)src->ncols + (size_t)last].str;
-        if (!room || !s || strlen(s) <= room) {
-            copy_cell(src, r, last, dst);
-            continue;
+        /* the row's text cells wider than their column, where they go on */
+        const char *rest[TABLE_MAX_COLS];
+        size_t lines = 1;
+        for (int c = 0; c < src->ncols; c++) {
+            const char *str = src->cells[r * (size_t)src->ncols + (size_t)c].str;
+            rest[c] = str && !src->cells[r * (size_t)src->ncols + (size_t)c].csv_num && strlen(str) > cap[c] ? str : NULL;
+            if (rest[c] && fold_lines(rest[c], cap[c]) > lines)
+                lines = fold_lines(rest[c], cap[c]);
         }
-        /* word-wrapped: each piece ends at the last blank within `room` (a longer word whole) */
-        for (bool first = true; *s; first = false) {
-            size_t n = strlen(s);
-            if (n > room) {
-                size_t cut = room;
-                while (cut > 0 && s[cut] != ' ')
-                    cut--;
-                if (cut == 0)
-                    for (cut = room; s[cut] && s[cut] != ' ';)
-                        cut++;
-                n = cut;
-            }
-            if (!first) {
-                table_row(dst);
-                for (int c = 0; c < last; c++)
+        for (size_t line = 0; line < lines; line++) {
+            table_row(dst);
+            for (int c = 0; c < src->ncols; c++) {
+                if (!rest[c]) {
+                    if (line == 0)
+                        copy_cell(src, r, c, dst);
+                    else
+                        table_empty(dst);
+                    continue;
+                }
+                while (*rest[c] == ' ')
+                    rest[c]++;
+                const size_t n = fold_piece(rest[c], cap[c]);
+                if (n == 0) {
                     table_empty(dst);
+                    continue;
+                }
+                memcpy(piece, rest[c], n); /* n <= cap[c] <= widest_cap */
+                piece[n] = '\0';
+                table_str(dst, piece);
+                rest[c] += n;
             }
-            char piece[512];
-            snprintf(piece, sizeof piece, "%.*s", (int)(n < sizeof piece - 1 ? n : sizeof piece - 1), s);
-            table_str(dst, piece);
-            s += n;
-            while (*s == ' ')
-                s++;
         }
     }
+    free(piece);
 }
 
 void table_columns(const struct table *src, const char *title, const char *const *names, struct table *dst)

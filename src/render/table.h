@@ -73,12 +73,19 @@ void table_columns(const struct table *src, const char *title, const char *const
  * CSV and a table that fits print as table_render does. */
 void table_render_fit(const struct table *t, enum table_format f, size_t max_width, int nkey, struct sbuf *out);
 
-/* dst = src with the text of its last column word-wrapped so that the table's text fits
- * `max_width` columns: a longer cell goes on over rows of its own whose other cells are empty (a
- * key-value table whose last column is prose, as `show`'s units, reads down one table instead of
- * in parts). Where the other columns leave fewer than 24 columns, nothing is wrapped. dst is
- * initialised here; free it with table_free. */
-void table_fold_last(const struct table *src, size_t max_width, struct table *dst);
+/* The narrowest a folded column gets (table_fold), its header's width or its longest word (up to
+ * TABLE_FOLD_WORD) where that is wider. */
+#define TABLE_FOLD_MIN 24
+#define TABLE_FOLD_WORD 48
+/* dst = src with its widest text columns word-wrapped so that the table's text fits `max_width`
+ * columns where it can: the widest of the columns after the first `nkey` narrows (to the next
+ * widest, then further) until the table fits or every one is at its floor (TABLE_FOLD_MIN, its
+ * header, its longest word up to TABLE_FOLD_WORD); a cell wider than its column goes on over rows
+ * of their own whose other cells are empty, broken at blanks (a word longer than the column is
+ * cut). A key-value table whose values and units are prose (`show`)
+ * reads down one table instead of in parts. Numbers never fold. dst is initialised here; free it
+ * with table_free. */
+void table_fold(const struct table *src, size_t max_width, int nkey, struct table *dst);
 
 /* Appends `text` word-wrapped to lines of at most `width` bytes (a longer word gets its own line),
  * the first line after `lead`, the others indented by `indent` spaces; ends with a newline. */

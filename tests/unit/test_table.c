@@ -100,8 +100,8 @@ static void markdown_should_escape_a_pipe_in_a_cell(void **state)
  * other columns take "kernel_cost" (11) + 2 and "value" (5) + 2 = 20, so 44 columns leave 24 for
  * the unit, and "us of GPU time per kernel beyond its roofline time" (50) breaks at the last blank
  * within 24: "us of GPU time per" (18; " kernel" would make 25), "kernel beyond its" (17;
- * " roofline" 26), "roofline time". A short unit stays whole; a width that leaves fewer than 24
- * columns folds nothing. */
+ * " roofline" 26), "roofline time". A short unit stays whole. At 43 columns the unit cannot go
+ * below TABLE_FOLD_MIN (24): the same rows, one column too wide. */
 static void a_long_last_cell_folds_at_blanks(void **state)
 {
     (void)state;
@@ -119,7 +119,7 @@ static void a_long_last_cell_folds_at_blanks(void **state)
     table_str(&t, "memory");
     table_str(&t, "80.00");
     table_str(&t, "GiB");
-    table_fold_last(&t, 44, &f);
+    table_fold(&t, 44, 1, &f);
     sbuf_init(&b);
     table_render(&f, TABLE_TEXT, &b);
     assert_string_equal(sbuf_str(&b), "field        value  unit\n"
@@ -130,8 +130,48 @@ static void a_long_last_cell_folds_at_blanks(void **state)
                                       "memory       80.00  GiB\n");
     sbuf_free(&b);
     table_free(&f);
-    table_fold_last(&t, 43, &f);
-    assert_int_equal(f.nrows, 2);
+    table_fold(&t, 43, 1, &f);
+    assert_int_equal(f.nrows, 4);
+    table_free(&f);
+    table_free(&t);
+}
+
+/* Two prose columns: the widest narrows first, to the next widest, then further. Values of 39
+ * characters ("aaaaaaaaa bbbbbbbbb ccccccccc ddddddddd") and units of 28 in a 60-column table:
+ * 3 + 2 + 39 + 2 + 28 = 74, 14 too wide; the value narrows to the unit's 28 (63), then, the first
+ * of the two widest, to 25 (60): it folds after "bbbbbbbbb" (19; " ccccccccc" would make 29), and
+ * the unit, within its 28, stays whole. A word is never cut up to TABLE_FOLD_WORD (48: an id, a
+ * path); one of 50 x's in a 40-column table keeps its column at 48, cut there (48 + 2, nothing
+ * lost), while the unit goes to 24 (lines of 19 and 8): 3 + 2 + 48 + 2 + 19 = 74 wide. */
+static void the_widest_prose_columns_fold_first(void **state)
+{
+    (void)state;
+    struct table t, f;
+    table_init(&t, "");
+    table_col(&t, "key", 0);
+    table_col(&t, "value", 0);
+    table_col(&t, "unit", 0);
+    table_row(&t);
+    table_str(&t, "k");
+    table_str(&t, "aaaaaaaaa bbbbbbbbb ccccccccc ddddddddd");
+    table_str(&t, "eeeeeeeee fffffffff gggggggg");
+    table_fold(&t, 60, 1, &f);
+    assert_true(table_text_width(&f) <= 60);
+    char buf[64];
+    assert_string_equal(table_cell_text(&f, 0, 1, buf), "aaaaaaaaa bbbbbbbbb");
+    assert_string_equal(table_cell_text(&f, 1, 1, buf), "ccccccccc ddddddddd");
+    assert_string_equal(table_cell_text(&f, 0, 2, buf), "eeeeeeeee fffffffff gggggggg");
+    assert_string_equal(table_cell_text(&f, 1, 2, buf), "");
+    table_free(&f);
+    table_row(&t);
+    table_str(&t, "x");
+    table_str(&t, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"); /* 50 */
+    table_str(&t, "-");
+    table_fold(&t, 40, 1, &f);
+    assert_int_equal(table_text_width(&f), 3 + 2 + 48 + 2 + 19);
+    size_t n = f.nrows;
+    assert_string_equal(table_cell_text(&f, n - 2, 1, buf), "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+    assert_string_equal(table_cell_text(&f, n - 1, 1, buf), "xx");
     table_free(&f);
     table_free(&t);
 }
@@ -144,6 +184,7 @@ int main(void)
         cmocka_unit_test(text_and_markdown_align_numbers_right),
         cmocka_unit_test(markdown_should_escape_a_pipe_in_a_cell),
         cmocka_unit_test(a_long_last_cell_folds_at_blanks),
+        cmocka_unit_test(the_widest_prose_columns_fold_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
