@@ -394,8 +394,9 @@ static size_t fold_floor(const struct table *t, int c)
 
 void table_fold(const struct table *src, size_t max_width, int nkey, struct table *dst)
 {
-    size_t w[TABLE_MAX_COLS], cap[TABLE_MAX_COLS], lo[TABLE_MAX_COLS], total = 0;
-    for (int c = 0; c < src->ncols; c++) {
+    size_t w[TABLE_MAX_COLS] = { 0 }, cap[TABLE_MAX_COLS] = { 0 }, lo[TABLE_MAX_COLS] = { 0 }, total = 0;
+    const int nc = src->ncols < TABLE_MAX_COLS ? src->ncols : TABLE_MAX_COLS; /* table_col caps it so */
+    for (int c = 0; c < nc; c++) {
         cap[c] = w[c] = col_width(src, c);
         lo[c] = fold_floor(src, c);
         total += w[c] + (c ? 2 : 0);
@@ -404,7 +405,7 @@ void table_fold(const struct table *src, size_t max_width, int nkey, struct tabl
      * column of at least TABLE_FOLD_MIN bytes, never below its header */
     while (total > max_width) {
         int widest = -1;
-        for (int c = nkey; c < src->ncols; c++)
+        for (int c = nkey; c < nc; c++)
             if (cap[c] > lo[c] && (widest < 0 || cap[c] > cap[widest]))
                 widest = c;
         if (widest < 0)
@@ -412,7 +413,7 @@ void table_fold(const struct table *src, size_t max_width, int nkey, struct tabl
         const size_t floor_w = lo[widest];
         /* at most down to the next widest column, so the widths come out even */
         size_t next = 0;
-        for (int c = nkey; c < src->ncols; c++)
+        for (int c = nkey; c < nc; c++)
             if (c != widest && cap[c] > next && cap[c] < cap[widest])
                 next = cap[c];
         size_t to = cap[widest] - (total - max_width < cap[widest] ? total - max_width : cap[widest]);
@@ -427,10 +428,10 @@ void table_fold(const struct table *src, size_t max_width, int nkey, struct tabl
     }
     table_init(dst, src->title);
     dst->failed = src->failed;
-    for (int c = 0; c < src->ncols; c++)
+    for (int c = 0; c < nc; c++)
         table_col(dst, src->col[c], src->prec[c]);
     size_t widest_cap = 1;
-    for (int c = 0; c < src->ncols; c++)
+    for (int c = 0; c < nc; c++)
         widest_cap = cap[c] > widest_cap ? cap[c] : widest_cap;
     char *piece = malloc(widest_cap + 1);
     if (!piece) {
@@ -439,9 +440,9 @@ void table_fold(const struct table *src, size_t max_width, int nkey, struct tabl
     }
     for (size_t r = 0; r < src->nrows; r++) {
         /* the row's text cells wider than their column, where they go on */
-        const char *rest[TABLE_MAX_COLS];
+        const char *rest[TABLE_MAX_COLS] = { NULL };
         size_t lines = 1;
-        for (int c = 0; c < src->ncols; c++) {
+        for (int c = 0; c < nc; c++) {
             const char *str = src->cells[r * (size_t)src->ncols + (size_t)c].str;
             rest[c] = str && !src->cells[r * (size_t)src->ncols + (size_t)c].csv_num && strlen(str) > cap[c] ? str : NULL;
             if (rest[c] && fold_lines(rest[c], cap[c]) > lines)
@@ -449,7 +450,7 @@ void table_fold(const struct table *src, size_t max_width, int nkey, struct tabl
         }
         for (size_t line = 0; line < lines; line++) {
             table_row(dst);
-            for (int c = 0; c < src->ncols; c++) {
+            for (int c = 0; c < nc; c++) {
                 if (!rest[c]) {
                     if (line == 0)
                         copy_cell(src, r, c, dst);
