@@ -145,11 +145,8 @@ int cmd_memory(struct cli *c, int argc, char **argv)
         if ((rc = memory_drafter(&setup, &sh, &mem, &s.mem, &spec, false, &mo.drafter_bytes, &mo.drafter_kv_bytes,
                                  &err)))
             return cli_fail(c, &err);
-        if (spec.draft && mem.fit != LLMROOF_FIT_WEIGHTS && mo.drafter_bytes >= mem.kv_capacity_bytes_per_gpu)
-            return cli_usage_error(c, "option '--spec': the draft model %s (%.2f GiB of weights per GPU) does not "
-                                      "fit beside %s on %d x %s: no memory is left for the KV cache; use a smaller "
-                                      "draft",
-                                   spec.draft->id, mo.drafter_bytes / 1073741824.0, m->id, mem.gpus, g->id);
+        /* a drafter that leaves no KV cache is this command's answer (does NOT fit), not an error:
+         * estimate and simulate refuse it, having nothing to run */
         s.mem = mo;
         if ((rc = memory_eval_layout(m, g, &lay, &dt, s.context, &s.mem, &mem, &err)))
             return cli_fail(c, &err);
@@ -172,7 +169,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                 g->gpus_per_node == 1 ? "" : "s", g->id);
 
     if (c->format == TABLE_JSON) {
-        char *j = render_json_memory(m, g, (int)s.tp, s.batch, &dt, &mem, &sh, s.eff.engine);
+        char *j = render_json_memory(m, g, (int)s.tp, s.batch, &dt, &mem, &sh, s.eff.engine, x.sp.method);
         if (!j)
             return 1;
         sbuf_append(&c->out, j);
@@ -201,10 +198,11 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                     m->id, mem.gpus, g->id, s.tp, lay_s, wdesc, dtype_name(dt.kv), sdesc, s.context, third ? 3 : 2,
                     mem.mem_util, edesc, x.sp.method ? ", drafter " : "", x.sp.method ? x.sp.method : "");
         if (mem.fit == LLMROOF_FIT_WEIGHTS) {
-            sbuf_printf(&c->out, "does NOT fit: needs %s of weights + workspace + reserve per GPU, %s usable",
-                        cli_fmt_bytes(mem.weights_bytes_per_gpu + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu,
+            sbuf_printf(&c->out, "does NOT fit: needs %s of weights + workspace + reserve%s per GPU, %s usable",
+                        cli_fmt_bytes(mem.weights_bytes_per_gpu + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu +
+                                          mem.drafter_bytes_per_gpu,
                                       b1, sizeof b1),
-                        cli_fmt_bytes(mem.usable_bytes, b2, sizeof b2));
+                        mem.drafter_bytes_per_gpu > 0 ? " + drafter" : "", cli_fmt_bytes(mem.usable_bytes, b2, sizeof b2));
             /* min_tp_fit is plain TP's (memory.c): say so where a layout was asked about */
             const char *plain = lay_s[0] ? " without PP or EP" : "";
             /* an engine that runs one GPU (calm) runs none of the larger layouts the hints name */

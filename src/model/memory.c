@@ -626,7 +626,10 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
 
     /* smallest TP whose weights, workspace and reserve fit (same options, no PP/EP); an engine
      * whose default fraction follows the instance's GPUs (SGLang) takes it at each TP, and a
-     * static fraction (weights and KV only) leaves the workspace and reserve outside */
+     * static fraction (weights and KV only) leaves the workspace and reserve outside. A drafter
+     * (--spec) splits over the TP ranks as its target does: its bytes at the layout's TP, scaled
+     * (memory --spec had said "smallest TP that fits: 2" where TP 2 left a draft model no room) */
+    const double dtp = lay->tp > 0 ? (double)lay->tp : 1.0;
     out->min_tp_fit = 0;
     for (int t = 1; t <= 64; t *= 2) {
         struct llmroof_shard s2;
@@ -640,7 +643,8 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
         }
         const double ws = o->util_static ? 0.0 : o->workspace_set ? o->workspace_bytes : default_workspace(m, &s2, dt, o);
         const double rs = o->util_static ? 0.0 : o->reserve_bytes;
-        if (memory_weights_layout(m, &s2, dt) + ws + rs < usable) {
+        const double dr = o->drafter_bytes > 0 ? o->drafter_bytes * dtp / (double)t : 0.0;
+        if (memory_weights_layout(m, &s2, dt) + ws + rs + dr < usable) {
             out->min_tp_fit = t;
             break;
         }

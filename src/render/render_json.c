@@ -311,13 +311,15 @@ static void add_head_bytes(cJSON *o, const struct llmroof_model *m, const struct
 
 char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp, long batch,
                          const struct llmroof_dtypes *dt, const struct llmroof_memory *mem,
-                         const struct llmroof_shard *sh, const struct llmroof_engine *engine)
+                         const struct llmroof_shard *sh, const struct llmroof_engine *engine, const char *spec)
 {
     cJSON *o = rj_new_doc("llmroof.memory/1");
     cJSON_AddStringToObject(o, "model", m->id);
     cJSON_AddStringToObject(o, "gpu", g->id);
     if (engine)
         cJSON_AddStringToObject(o, "engine", engine->id);
+    if (spec) /* --spec: the drafter whose drafter_bytes_per_gpu and K/V these hold */
+        cJSON_AddStringToObject(o, "spec", spec);
     cJSON_AddNumberToObject(o, "tp", tp);
     const bool layout = rj_add_layout(o, sh) != NULL;
     cJSON_AddStringToObject(o, "weight_dtype", dtype_name(dt->weight));

@@ -50,10 +50,11 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
                            const struct llmroof_uncertainty *bands);
 
 /* `memory --format json`; sh is the layout's shard, whose `layout` object it carries beyond
- * TP (NULL: none); engine the -e profile whose pool it is (NULL: none). */
+ * TP (NULL: none); engine the -e profile whose pool it is (NULL: none); spec the --spec method
+ * whose drafter the pool holds beside the target (NULL: none). */
 char *render_json_memory(const struct llmroof_model *m, const struct llmroof_gpu *g, int tp, long batch,
                          const struct llmroof_dtypes *dt, const struct llmroof_memory *mem,
-                         const struct llmroof_shard *sh, const struct llmroof_engine *engine);
+                         const struct llmroof_shard *sh, const struct llmroof_engine *engine, const char *spec);
 
 /* `simulate --format json`: one run, or a sweep (pts, n) when param is not NULL. */
 char *render_json_sim(const struct sim_config *c, const struct sim_result *r, const char *workload_name);

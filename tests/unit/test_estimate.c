@@ -902,7 +902,7 @@ static void estimate_memory_object_agrees_with_memory_command(void **state)
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
     assert_int_equal(memory_eval(s.model, s.gpu, 2, &s.dt, 2000, &o, &mem, &err), 0);
-    char *a = render_json_estimate(&s, &r, &e, &mem, NULL), *b = render_json_memory(s.model, s.gpu, 2, 8, &s.dt, &mem, NULL, NULL);
+    char *a = render_json_estimate(&s, &r, &e, &mem, NULL), *b = render_json_memory(s.model, s.gpu, 2, 8, &s.dt, &mem, NULL, NULL, NULL);
     cJSON *ja = cJSON_Parse(a), *jb = cJSON_Parse(b);
     const cJSON *ma = cJSON_GetObjectItemCaseSensitive(ja, "memory");
     const char *keys[] = { "context_len", "fits", "gpu_memory_bytes", "weights_bytes_per_gpu", "workspace_bytes_per_gpu",
