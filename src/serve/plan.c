@@ -650,7 +650,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
          * rate (mean e2e about 8.7 s); --fast had answered 141 users an instance at a mean TTFT
          * of 109 ms where the simulated plan answers 59 (review of session 66) */
         const double e2e_s = b->ttft_s + (in->mean_output - 1.0) * b->tpot_s;
-        if (in->fast && in->sim.workload && in->sim.workload->kind == WORKLOAD_FIXED &&
+        if (in->fast && in->sim.workload && workload_one_length(in->sim.workload) &&
             in->sim.think_max_s - in->sim.think_min_s < e2e_s)
             plan_obs_add(out, "The users move in step here: every request has the same lengths, and the pause's spread "
                               "(%.3g s) is shorter than a request's mean time in the system (%.3g s), so their prompts "

@@ -618,6 +618,20 @@ void workload_sample(const struct workload *w, struct llmroof_rng *r, long *prom
     }
 }
 
+bool workload_one_length(const struct workload *w)
+{
+    switch (w->kind) {
+    case WORKLOAD_FIXED: return true;
+    case WORKLOAD_RANDOM: return w->pairs[0] == w->prompt && w->pairs[1] == w->output;
+    case WORKLOAD_PAIRS:
+        for (size_t i = 1; i < w->npairs; i++)
+            if (w->pairs[2 * i] != w->pairs[0] || w->pairs[2 * i + 1] != w->pairs[1])
+                return false;
+        return w->npairs > 0;
+    default: return false;
+    }
+}
+
 bool workload_prefix_on_top(const struct workload *w)
 {
     return w->kind != WORKLOAD_FIXED && w->kind != WORKLOAD_PAIRS && w->kind != WORKLOAD_QUANTILES &&

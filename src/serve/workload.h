@@ -74,6 +74,10 @@ void workload_free(struct workload *w);
 /* Draws one request's lengths. */
 void workload_sample(const struct workload *w, struct llmroof_rng *r, long *prompt, long *output);
 
+/* Does every request have the same prompt and output lengths? fixed:P:O, random:P:O:1 (its range
+ * one value wide) and a csv whose rows are all one pair. */
+bool workload_one_length(const struct workload *w);
+
 /* Does a shared prefix come on top of the drawn prompt (named distributions, which draw the
  * user's part) rather than inside it (fixed:P:O and csv rows give whole prompts)? */
 bool workload_prefix_on_top(const struct workload *w);
