@@ -67,8 +67,11 @@ int hf_llama4_layers(const char *fname, const cJSON *doc, struct llmroof_model *
         for (const cJSON *t = cJSON_IsArray(lt) ? lt->child : NULL; t; t = t->next, i++) {
             const char *v = cJSON_IsString(t) ? t->valuestring : "";
             const bool g = strcmp(v, "full_attention") == 0;
-            if (i >= L || (!g && strcmp(v, "chunked_attention") != 0))
+            if (i >= L)
                 break;
+            if (!g && strcmp(v, "chunked_attention") != 0) /* the entry, as no_rope_layers' are named */
+                L4_ERR("%s: field '%s%slayer_types' entry %ld must be \"chunked_attention\" or \"full_attention\"",
+                       fname, in, dot, i);
             if (nr && g != glob[i])
                 L4_ERR("%s: field '%s%slayer_types' entry %ld is \"%s\" where no_rope_layers says %s: the two "
                        "disagree", fname, in, dot, i, v, glob[i] ? "0 (NoPE, global)" : "1 (RoPE, chunked)");
