@@ -17,7 +17,7 @@ times, with CUDA events after warm-up, the median of repeats of:
 
 Writes into --out-dir:
   ops.csv    op,tokens,batch,context,dtype,measured_s,model,tp  -> llmroof validate --ops
-  steps.csv  rows in the ../shared/validation/measurements.csv format -> llmroof validate /
+  steps.csv  rows in data/measurements.csv's format -> llmroof validate /
              llmroof calibrate
   env.json   GPU name, clocks, driver, torch and CUDA versions, the peaks measured in (e)
 

@@ -357,10 +357,16 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         else if (setup.eff.ray_workers) /* the profile's: its step is a remote call at any TP */
             sbuf_append(&c->out, "; each GPU a Ray actor called every step (ray_workers)");
         /* the host the engine's CPU work runs at (docs/model.md "Host CPU"), where it is not the
-         * reference and that work is in play */
-        if (x.s.eff.engine && setup.eff.cpu_scale > 0 && setup.eff.cpu_scale != 1.0)
-            sbuf_printf(&c->out, "; host CPU %.2f x the reference's speed (%s)", 1.0 / setup.eff.cpu_scale,
-                        x.s.eff.host_cpu_speed > 0 ? "--host-cpu-speed" : g->host_cpu);
+         * reference and that work is in play; the host named first: "0.81 x the reference's speed
+         * (EPYC 7742)" read as if the EPYC were the reference (a README review; it is a Xeon 8480C) */
+        if (x.s.eff.engine && setup.eff.cpu_scale > 0 && setup.eff.cpu_scale != 1.0) {
+            if (x.s.eff.host_cpu_speed > 0)
+                sbuf_printf(&c->out, "; host CPU %.2f x the reference Xeon 8480C's speed (--host-cpu-speed)",
+                            1.0 / setup.eff.cpu_scale);
+            else
+                sbuf_printf(&c->out, "; host CPU %s, %.2f x the reference Xeon 8480C's speed", g->host_cpu,
+                            1.0 / setup.eff.cpu_scale);
+        }
         sbuf_append(&c->out, "\n");
         /* a masked-MHA engine's decode attention computes on CUDA cores (docs/model.md 3a): say at what
          * rate, or its attention row reads compute-bound at 1 FLOP per byte for no visible reason */

@@ -981,7 +981,7 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     c->outputs = outputs;
     c->positionals = "validate takes one FILE.csv, or none for the published set";
     int rc = cli_parse(c, argc, argv, opts, (int)(sizeof opts / sizeof opts[0]), on_opt, &x, pos, 1, &npos,
-                       "Maps each row of a measurements CSV (the ../shared/validation format) to the catalog,\n"
+                       "Maps each row of a measurements CSV (data/measurements.csv's format, docs/validation.md) to the catalog,\n"
                        "predicts its metric with the same inputs and prints predicted, measured and the error\n"
                        "(predicted / measured - 1), then the median and p90 |error| and the bias, overall, per\n"
                        "metric class and per group. Rows that cannot be mapped are listed with the reason.\n"

@@ -1,5 +1,5 @@
 /* validate.h - llmroof against published measurements: read rows in the format of
- * ../shared/validation/measurements.csv, map them to catalog entries, predict each row's metric,
+ * data/measurements.csv, map them to catalog entries, predict each row's metric,
  * summarise the errors, and fit a GPU's efficiencies to measurements (calibration).
  * Method: docs/validation.md. */
 #ifndef LLMROOF_VALIDATE_H
