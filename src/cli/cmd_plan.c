@@ -41,6 +41,8 @@ static bool plan_only(int id)
     case OPT_GPUS: case OPT_TPS: case OPT_USERS: case OPT_RATE: case OPT_TTFT: case OPT_TPOT: case OPT_PCT:
     case OPT_GPN: case OPT_PRICE: case OPT_FAST: case OPT_EXHAUSTIVE: case OPT_JOBS: case OPT_QUIET:
     case OPT_PP: case OPT_EP: case OPT_DPATTN: case OPT_MOETP:
+    case OPT_KVLINK: /* the disaggregated rows' hint adds it (plan_rate_sim_command): simulate refuses
+                      * it without pools, and an aggregated best row's rerun had failed so */
         return true;
     }
     return false;

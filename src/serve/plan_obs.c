@@ -307,7 +307,9 @@ bool plan_rate_sim_command(const struct plan_input *in, const struct plan_option
         char p[96], d[96];
         pool_spec(in, o->gpu, LAY(o->prefill_tp, o->prefill_mode), o->prefill_instances, p, sizeof p);
         pool_spec(in, o->gpu, LAY(o->tp, o->mode), o->decode_instances, d, sizeof d);
-        snprintf(pools, sizeof pools, "--prefill-pool %s --decode-pool %s", p, d);
+        /* the link as the plan took it, where the user named one */
+        snprintf(pools, sizeof pools, "--prefill-pool %s --decode-pool %s%s%s", p, d, in->kv_link ? " --kv-link " : "",
+                 in->kv_link ? in->kv_link : "");
     } else {
         /* an aggregated row as one pool: its instances, TP and layout flags */
         char flags[160];
