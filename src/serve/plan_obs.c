@@ -387,6 +387,22 @@ void plan_rate_observations(const struct plan_input *in, struct plan_result *out
                               "fewer.",
                          best->fewer_instances, best->fewer_instances == 1 ? "" : "s", slots);
     }
+    else if (best->fewer_instances > 0) {
+        /* why not one fewer: a users plan says what the next user misses, a rate plan had said it
+         * only in JSON (fewer_instances, binding; a planner's review of session 66) */
+        const char *pool = best->disagg ? "decode instance" : "instance", *s = best->fewer_instances == 1 ? "" : "s";
+        if (best->fewer_by_bound || best->binding == PLAN_BIND_LOAD)
+            plan_obs_add(out, "With %ld %s%s the run %s overloaded%s.", best->fewer_instances, pool, s,
+                         best->fewer_by_bound ? "would be" : "is",
+                         best->fewer_by_bound ? " (the capacity bound: more requests arrive than they serve)" : "");
+        else
+            plan_obs_add(out, "With %ld %s%s the run misses the %s (p%d TTFT %.0f ms, TPOT %.1f ms).",
+                         best->fewer_instances, pool, s,
+                         best->binding == PLAN_BIND_TPOT   ? "TPOT SLO"
+                         : best->binding == PLAN_BIND_TTFT ? "TTFT SLO"
+                                                           : plan_binding_name(best->binding),
+                         in->percentile, best->fewer_ttft_s * 1e3, best->fewer_tpot_s * 1e3);
+    }
     /* the other kind of layout, for the comparison the choice rests on */
     int other = -1;
     for (int i = 0; i < out->noptions; i++) {
