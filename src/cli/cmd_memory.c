@@ -239,7 +239,8 @@ int cmd_memory(struct cli *c, int argc, char **argv)
              * mem_fraction_static of (memory - reserve) / memory, the reserve growing with TP x PP):
              * past some size it leaves nothing, which the weights' shard is not to blame for
              * (DeepSeek-V3 at EP 256 on H200s: 0.001 of the memory, 143 MiB, beside 20 GiB) */
-            const double need = mem.weights_bytes_per_gpu + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu;
+            const double need = mem.weights_bytes_per_gpu + mem.workspace_bytes_per_gpu + mem.reserve_bytes_per_gpu +
+                                mem.drafter_bytes_per_gpu;
             if (s.mem.util_engine && mem.mem_util < 0.5 && need < 0.9 * mem.visible_bytes)
                 sbuf_printf(&c->out, "the engine's default memory fraction at %d GPUs is %.3f; --mem-util 0.9 (SGLang's "
                                      "--mem-fraction-static) leaves room\n",

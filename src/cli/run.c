@@ -237,8 +237,13 @@ int cli_run(const struct cli_io *io, int argc, char **argv, unsigned flags)
     char *help_argv[3] = { NULL, help_flag, NULL };
     if (strcmp(name, "help") == 0) {
         const char *what = argc - first > 1 ? argv[first + 1] : NULL;
+        const bool overview = !what || !strcmp(what, "help") || !strcmp(what, "-h") || !strcmp(what, "--help");
+        if (overview && argc - first > 2) {
+            rc = cli_usage_error(&c, "help takes one command name, not '%s'", CLI_CLIP(argv[first + 2]));
+            goto done;
+        }
         /* help alone, help help, help -h: the overview */
-        if (!what || !strcmp(what, "help") || !strcmp(what, "-h") || !strcmp(what, "--help")) {
+        if (overview) {
             if (!(flags & CLI_NO_STDOUT))
                 usage(c.outf);
             rc = write_out(&c, &c.out);

@@ -629,6 +629,11 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
      * static fraction (weights and KV only) leaves the workspace and reserve outside. A drafter
      * (--spec) splits over the TP ranks as its target does: its bytes at the layout's TP, scaled
      * (memory --spec had said "smallest TP that fits: 2" where TP 2 left a draft model no room) */
+    /* a plain-TP layout's drafter scales with TP; under EP, PP or data-parallel attention the head's
+     * attention sits whole on each replica, so its bytes are taken as they are at the layout (a
+     * bound, not a scaling: DeepSeek-V3's MTP head is 1.54 GiB a GPU at -t 1 --ep 8 DPA, 1.30 at
+     * TP 8) */
+    const bool plain = (lay->pp <= 1) && (lay->ep <= 1) && !lay->dp_attn;
     const double dtp = lay->tp > 0 ? (double)lay->tp : 1.0;
     out->min_tp_fit = 0;
     for (int t = 1; t <= 64; t *= 2) {
@@ -643,7 +648,7 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
         }
         const double ws = o->util_static ? 0.0 : o->workspace_set ? o->workspace_bytes : default_workspace(m, &s2, dt, o);
         const double rs = o->util_static ? 0.0 : o->reserve_bytes;
-        const double dr = o->drafter_bytes > 0 ? o->drafter_bytes * dtp / (double)t : 0.0;
+        const double dr = o->drafter_bytes > 0 ? (plain ? o->drafter_bytes * dtp / (double)t : o->drafter_bytes) : 0.0;
         if (memory_weights_layout(m, &s2, dt) + ws + rs + dr < usable) {
             out->min_tp_fit = t;
             break;

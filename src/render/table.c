@@ -356,7 +356,13 @@ static size_t fold_piece(const char *s, size_t cap)
     size_t cut = cap;
     while (cut > 0 && s[cut] != ' ')
         cut--;
-    return cut > 0 ? cut : cap;
+    if (cut > 0)
+        return cut;
+    /* a word cut inside: not inside a UTF-8 character (its continuation bytes are 10xxxxxx) */
+    cut = cap;
+    while (cut > 1 && ((unsigned char)s[cut] & 0xC0) == 0x80)
+        cut--;
+    return cut;
 }
 
 /* How many lines text cell `s` takes at `cap` bytes a line. */

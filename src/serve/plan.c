@@ -346,13 +346,14 @@ static void users_size(const struct plan_input *in, struct plan_option *o);
 static int verify_deployed_load(const struct plan_input *in, const struct llmroof_gpu *g, int code,
                                 struct plan_option *o, struct llmroof_err *err)
 {
-    const long k0 = o->instances;
-    if (k0 < 1 || o->users_per_instance < 1)
+    const long k0 = o->instances, searched = o->users_per_instance;
+    if (k0 < 1 || searched < 1)
         return LLMROOF_OK;
-    for (long k = k0; k <= 2 * k0; k++) {
-        const long n = (in->users + k - 1) / k;
-        if (n == o->users_per_instance && k == k0)
-            return LLMROOF_OK; /* the search's own load: verified */
+    long n = (in->users + k0 - 1) / k0;
+    if (n == searched)
+        return LLMROOF_OK; /* the search's own load: verified */
+    /* each distinct load once (consecutive counts often carry the same), from the first count's */
+    for (long k = k0; k <= 2 * k0 && n >= 1;) {
         bool ok = false;
         double ttft = 0, tpot = 0, pre = 0;
         enum plan_binding fail = PLAN_BIND_NONE;
@@ -360,12 +361,15 @@ static int verify_deployed_load(const struct plan_input *in, const struct llmroo
         o->evaluations++;
         if (rc)
             return rc;
-        if (!ok && (fail == PLAN_BIND_TTFT || fail == PLAN_BIND_TPOT || fail == PLAN_BIND_SEQS) &&
+        /* within the runs' resolution of the SLOs the search's answer stands (its own load passed
+         * strictly); a load of more instances is judged strictly: its figures become the answer's */
+        if (!ok && k == k0 && (fail == PLAN_BIND_TTFT || fail == PLAN_BIND_TPOT || fail == PLAN_BIND_SEQS) &&
             ttft <= in->ttft_slo_s * (1.0 + PLAN_DEPLOYED_RESOLUTION) &&
             tpot <= in->tpot_slo_s * (1.0 + PLAN_DEPLOYED_RESOLUTION))
-            ok = true; /* within the runs' resolution: it meets them */
+            return LLMROOF_OK;
         if (ok) {
             if (k > k0) {
+                o->searched_users = searched;
                 o->users_per_instance = n;
                 o->ttft_s = ttft;
                 o->tpot_s = tpot;
@@ -374,17 +378,19 @@ static int verify_deployed_load(const struct plan_input *in, const struct llmroo
             }
             return LLMROOF_OK;
         }
-        if (k == k0) { /* the load the search's answer would deploy: what binds */
-            o->next_users = n;
-            o->next_ttft_s = ttft;
-            o->next_tpot_s = tpot;
-            o->binding = fail;
-        }
+        /* the smallest load that missed: what binds, one step above the answer */
+        o->next_users = n;
+        o->next_ttft_s = ttft;
+        o->next_tpot_s = tpot;
+        o->binding = fail;
         if (n <= 1)
             break;
+        k = (in->users + n - 2) / (n - 1); /* the fewest instances whose load is below n */
+        n = (in->users + k - 1) / k;
     }
     /* no count up to twice the first carries a load that meets the SLOs: one user an instance
      * still might, but an answer this far from the search's is not one */
+    o->searched_users = searched;
     o->users_per_instance = 0;
     return LLMROOF_OK;
 }
@@ -595,13 +601,23 @@ static int plan_users(const struct plan_input *in, struct plan_result *out, stru
         if (!in->fast && (rc = verify_deployed_load(in, in->gpus[k->gi], k->code, o, err)))
             goto done;
         if (o->users_per_instance == 0) {
-            snprintf(o->reason, sizeof o->reason, "the %ld users per instance its instances would carry miss the %s "
-                     "(%s TTFT %.0f ms, TPOT %.1f ms), and so do the loads of up to twice as many instances",
-                     o->next_users, binding_miss(o->binding), st, o->next_ttft_s * 1e3, o->next_tpot_s * 1e3);
+            if (o->next_users <= 1)
+                snprintf(o->reason, sizeof o->reason, "the search's %ld users per instance passed, but a single user "
+                         "already misses the %s (%s TTFT %.0f ms, TPOT %.1f ms)", o->searched_users,
+                         binding_miss(o->binding), st, o->next_ttft_s * 1e3, o->next_tpot_s * 1e3);
+            else
+                snprintf(o->reason, sizeof o->reason, "the search's %ld users per instance passed, but the loads its "
+                         "instances would carry miss the %s, down to %ld users per instance (%s TTFT %.0f ms, TPOT "
+                         "%.1f ms) at twice as many instances", o->searched_users, binding_miss(o->binding),
+                         o->next_users, st, o->next_ttft_s * 1e3, o->next_tpot_s * 1e3);
             continue;
         }
-        if (o->users_per_node < 1)
-            continue; /* cannot happen: plan_layout_check admits only instances that divide the node */
+        /* an instance of several nodes may serve fewer users than it has nodes (0 per node, rounded
+         * down: a reviewer's 3 users of 30,000-token prompts on TP-4 over 2-GPU nodes had been
+         * dropped without a reason); within a node, cannot happen: plan_layout_check admits only
+         * instances that divide the node */
+        if (o->users_per_instance < 1 || (o->nodes_per_instance <= 1 && o->users_per_node < 1))
+            continue;
         o->feasible = true;
         if ((rc = plan_option_figures(in, k->code, o->users_per_instance, o, err)))
             goto done;
@@ -704,6 +720,15 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
             plan_obs_add(out, "Fewest GPUs: %s on %ld node%s of %d x %s (%ld GPU%s) serve%s %ld users, %ld per instance.", as,
                          b->nodes, b->nodes == 1 ? "" : "s", b->gpus_per_node, b->gpu->id, b->gpus, b->gpus == 1 ? "" : "s",
                          b->instances == 1 ? "s" : "", in->users, b->users_per_instance);
+        /* the answer's instances were raised past the search's (verify_deployed_load): say why,
+         * or the jump from its users per instance to the miss above it reads as a capacity */
+        if (b->searched_users > 0)
+            plan_obs_add(out, "The search found %ld users an instance meeting the SLOs, but the %ld an instance that "
+                              "%ld instances would carry miss them (%s TTFT %.0f ms, TPOT %.1f ms): an instance is not "
+                              "monotone in its users here (a closed loop of one-length requests moves in step), so "
+                              "the plan takes the instances whose load meets them.",
+                         b->searched_users, b->next_users, (in->users + b->next_users - 1) / b->next_users, st,
+                         b->next_ttft_s * 1e3, b->next_tpot_s * 1e3);
         /* how to check it: simulate's defaults (250 requests, no warm-up) are not the plan's runs,
          * and with more users than requests they read a burst, not a steady state (a reviewer
          * re-simulating 1,170 Llama-3.1-8B users on an H100 under vLLM read a p90 TTFT of 40 ms

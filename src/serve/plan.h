@@ -143,6 +143,9 @@ struct plan_option {
     long users_per_instance, users_per_node, nodes, gpus;
     double ttft_s, tpot_s;         /* at the percentile, at users_per_instance */
     enum plan_binding binding;     /* the SLO that fails one user later */
+    long searched_users;           /* users plans: the search's users per instance where the load its
+                                      instances carry missed and more instances were taken
+                                      (verify_deployed_load); 0 otherwise */
     long next_users;               /* users plans: the load that fails (users_per_instance + 1 when
                                       the search found it; 0 when it did not) */
     double next_ttft_s, next_tpot_s; /* at the percentile, at next_users */

@@ -395,6 +395,9 @@ void plan_rate_observations(const struct plan_input *in, struct plan_result *out
             plan_obs_add(out, "With %ld %s%s the run %s overloaded%s.", best->fewer_instances, pool, s,
                          best->fewer_by_bound ? "would be" : "is",
                          best->fewer_by_bound ? " (the capacity bound: more requests arrive than they serve)" : "");
+        else if (best->binding == PLAN_BIND_REFUSED)
+            plan_obs_add(out, "With %ld %s%s the engine's concurrency limit refuses requests.", best->fewer_instances,
+                         pool, s);
         else
             plan_obs_add(out, "With %ld %s%s the run misses the %s (p%d TTFT %.0f ms, TPOT %.1f ms).",
                          best->fewer_instances, pool, s,

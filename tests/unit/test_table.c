@@ -2,6 +2,8 @@
  * digits and an empty cell for "n/a". */
 #include "helpers.h"
 
+#include <string.h>
+
 #include "render/table.h"
 
 static void build(struct table *t)
@@ -176,6 +178,32 @@ static void the_widest_prose_columns_fold_first(void **state)
     table_free(&t);
 }
 
+/* A word cut inside is not cut inside a UTF-8 character: "x" and 30 two-byte characters (61 bytes)
+ * in a column folded to its floor of 48 bytes would break after byte 48, the first byte of the
+ * 24th character; the piece ends at 47, the next starts with that character's lead byte (0xC3). */
+static void a_cut_word_keeps_its_characters_whole(void **state)
+{
+    (void)state;
+    struct table t, f;
+    table_init(&t, "");
+    table_col(&t, "k", 0);
+    table_col(&t, "v", 0);
+    table_row(&t);
+    table_str(&t, "a");
+    char word[64] = "x";
+    for (int i = 0; i < 30; i++)
+        strcat(word, "\xc3\xa9"); /* U+00E9 */
+    table_str(&t, word);
+    table_fold(&t, 30, 1, &f);
+    assert_int_equal(f.nrows, 2);
+    const char *a = f.cells[1].str, *b = f.cells[3].str;
+    assert_int_equal(strlen(a), 47);
+    assert_int_equal((unsigned char)b[0], 0xC3);
+    assert_int_equal(strlen(a) + strlen(b), 61);
+    table_free(&f);
+    table_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -185,6 +213,7 @@ int main(void)
         cmocka_unit_test(markdown_should_escape_a_pipe_in_a_cell),
         cmocka_unit_test(a_long_last_cell_folds_at_blanks),
         cmocka_unit_test(the_widest_prose_columns_fold_first),
+        cmocka_unit_test(a_cut_word_keeps_its_characters_whole),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
