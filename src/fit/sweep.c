@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/fmt.h"
 #include "model/ckpt.h"
 #include "model/estimate.h"
 #include "serve/sim.h"
@@ -149,12 +150,12 @@ void sweep_eval_engine(const struct llmroof_model *m, const struct llmroof_gpu *
  * than any tolerance check uses and stable across runs. A whole number goes through an integer's
  * conversion, the same digits as "%.0f" below 1e15 (exact in a long long) without printf's
  * multi-precision float path, which was a third of a sweep's time; a zero prints "0", never
- * "-0". */
+ * "-0"; the rest through fmt_g10, printf's "%.10g" byte for byte. */
 static int num_text(double v, char *buf, size_t n)
 {
     if (v == floor(v) && fabs(v) < 1e15)
         return snprintf(buf, n, "%lld", (long long)v);
-    return snprintf(buf, n, "%.10g", v);
+    return fmt_g10(v, buf, n);
 }
 
 static void num(struct sbuf *out, double v)
