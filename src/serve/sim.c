@@ -851,7 +851,24 @@ static void advance(struct runner *r, struct engine *e, double start, double now
         lz_join(r, e);
 }
 
+static int engine_step_body(struct runner *r, int ei, struct llmroof_err *err);
+
+/* An iteration of instance ei (engine_step_body), then its replicas' running counts for the next
+ * arrivals' dispatch (dispatch_replica): the running set changes only in a step, and a count over
+ * it is the step's own order of work (its schedule walks every sequence). */
 static int engine_step(struct runner *r, int ei, struct llmroof_err *err)
+{
+    const int rc = engine_step_body(r, ei, err);
+    struct engine *e = &r->E[ei];
+    if (e->rrunc) {
+        memset(e->rrunc, 0, (size_t)e->sh.attn_dp * sizeof *e->rrunc);
+        for (long i = 0; i < e->nrun; i++)
+            e->rrunc[e->run[i].replica]++;
+    }
+    return rc;
+}
+
+static int engine_step_body(struct runner *r, int ei, struct llmroof_err *err)
 {
     const struct sim_config *c = r->c;
     struct engine *e = &r->E[ei];
@@ -1365,7 +1382,9 @@ static int engine_init(const struct sim_config *c, struct engine *e, const struc
             !(e->rrun = malloc((size_t)e->sh.attn_dp * sizeof *e->rrun)) ||
             !(e->rquick = calloc(2 * (size_t)e->sh.attn_dp, sizeof *e->rquick)) ||
             (e->spec && !(e->rdraft = calloc((size_t)e->sh.attn_dp, sizeof *e->rdraft))) ||
-            (c->dp_rank_scheduler && !(e->rscore = malloc((size_t)e->sh.attn_dp * sizeof *e->rscore))))
+            (c->dp_rank_scheduler && (!(e->rscore = malloc((size_t)e->sh.attn_dp * sizeof *e->rscore)) ||
+                                      !(e->rwaitc = calloc((size_t)e->sh.attn_dp, sizeof *e->rwaitc)) ||
+                                      !(e->rrunc = calloc((size_t)e->sh.attn_dp, sizeof *e->rrunc)))))
             return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory for %d attention replicas", e->sh.attn_dp);
     }
     /* recurrent layers: each sequence's state, in whole blocks of the KV pool (vLLM's hybrid
@@ -1444,6 +1463,8 @@ static void engines_free(struct runner *r)
         free(r->E[i].rquick);
         free(r->E[i].rdraft);
         free(r->E[i].rscore);
+        free(r->E[i].rwaitc);
+        free(r->E[i].rrunc);
     }
     free(r->E);
     r->E = NULL;

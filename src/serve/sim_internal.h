@@ -164,6 +164,11 @@ static inline bool dq_room(struct deque *d)
     return true;
 }
 
+/* A request of replica `rep` joins (+1) or leaves (-1) instance e's waiting queue: its count for
+ * dispatch_replica, where the engine keeps one (dp_rank_scheduler); nothing otherwise. */
+struct engine;
+void sim_wait_count(struct engine *e, int rep, long delta);
+
 static inline void dq_push_back(struct deque *d, const struct rstate *s)
 {
     if (dq_room(d))
@@ -356,6 +361,10 @@ struct engine {
                                     of struct iter's draft (sh.attn_dp entries, owned); NULL without */
     long *rscore;                /* dp_rank_scheduler: dispatch scratch, each replica's load score
                                     (sh.attn_dp entries, owned); NULL otherwise */
+    long *rwaitc, *rrunc;        /* dp_rank_scheduler: each replica's waiting requests, kept as they
+                                    join and leave `waiting` (sim_wait_count), and its running ones,
+                                    counted after each step (sim.c engine_step): dispatch_replica's
+                                    scores without a scan of every request (owned); NULL otherwise */
     struct sim_instance st;
     struct stepcost_attn attn;   /* plain attention's time in a mixed step's parts (model/stepcost.h) */
     /* Lazy decode (sim.c, "Lazy decode"): the running sequences run[0, nd) are decoders that

@@ -294,6 +294,7 @@ static long preempt_at(struct runner *r, struct engine *e, long at, bool to_fron
     vs.target = r->R[v].prompt + vs.generated;
     r->R[v].preemptions++;
     e->st.preemptions++;
+    sim_wait_count(e, vs.replica, 1);
     if (to_front)
         dq_push_front(&e->waiting, &vs);
     else
@@ -942,6 +943,7 @@ void sim_admit_waiting(struct runner *r, struct engine *e, struct iter *it, doub
             continue;
         }
         dq_remove_at(&e->waiting, pos);
+        sim_wait_count(e, rs->replica, -1);
         rs->adm = e->adm_next++;
         rs->lazy = 0;
         if (hit) {
