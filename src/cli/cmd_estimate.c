@@ -521,15 +521,15 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             const double tokens = estimate_busiest_seqs((double)req.batch, rep) * (double)req.prompt;
             const bool split = sc.chunked_prefill && budget > 0 && tokens > (double)budget;
             if (split && x.s.eff.engine)
-                sbuf_printf(&c->out, "note: engine %s prefills at most %ld tokens a step%s: simulate splits these %.0f "
-                                     "prompt tokens into %.0f steps, each reading the weights again; this prefill "
-                                     "is one pass\n",
+                sbuf_printf(&c->out, "note: engine %s prefills at most %ld tokens a step%s: 'llmroof simulate' splits "
+                                     "these %.0f prompt tokens into %.0f steps, each reading the weights again; this "
+                                     "prefill is one pass\n",
                             x.s.eff.engine->id, budget, rep > 1 ? " per attention replica" : "", tokens,
                             ceil(tokens / (double)budget));
             else if (split)
-                sbuf_printf(&c->out, "note: with no engine simulate prefills at most %ld tokens a step%s (its "
-                                     "--max-batched-tokens %ld%s): it splits these %.0f prompt tokens into %.0f steps, "
-                                     "each reading the weights again; this prefill is one pass\n",
+                sbuf_printf(&c->out, "note: with no engine, 'llmroof simulate' prefills at most %ld tokens a step%s "
+                                     "(its --max-batched-tokens %ld%s): it splits these %.0f prompt tokens into %.0f "
+                                     "steps, each reading the weights again; this prefill is one pass\n",
                             budget, rep > 1 ? " per attention replica" : "", sc.max_batched_tokens,
                             rep > 1 ? " over the replicas" : "", tokens, ceil(tokens / (double)budget));
         }
