@@ -451,8 +451,8 @@ void table_fold(const struct table *src, size_t max_width, int nkey, struct tabl
         for (int c = 0; c < nc; c++) {
             const char *str = src->cells[r * (size_t)src->ncols + (size_t)c].str;
             rest[c] = str && !src->cells[r * (size_t)src->ncols + (size_t)c].csv_num && strlen(str) > cap[c] ? str : NULL;
-            if (rest[c] && fold_lines(rest[c], cap[c]) > lines)
-                lines = fold_lines(rest[c], cap[c]);
+            const size_t need = rest[c] ? fold_lines(rest[c], cap[c]) : 1;
+            lines = need > lines ? need : lines;
         }
         for (size_t line = 0; line < lines; line++) {
             table_row(dst);

@@ -1526,11 +1526,18 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
     const double loop_seqs = e->rb ? busiest : (double)it->decode_seqs;
     const bool looping = spec_on(r, e) && it->decode_seqs > 0;
     const struct llmroof_effs loop = roofline_draft_effs(&e->setup.eff, loop_seqs);
-    struct llmroof_setup dloop = e->draft; /* a draft model's passes in the loop */
-    dloop.eff = roofline_draft_effs(&e->draft.eff, loop_seqs);
+    /* a draft model's passes in the loop: its setup at the loop's efficiencies (copied for a draft
+     * model only, the other drafters run on the target's setup) */
+    struct llmroof_setup dloop;
+    const struct llmroof_setup *ds = &e->draft;
+    if (sp->kind == SIM_SPEC_DRAFT && looping) {
+        dloop = e->draft;
+        dloop.eff = roofline_draft_effs(&e->draft.eff, loop_seqs);
+        ds = &dloop;
+    }
     if (e->rb && e->rdraft) {
         if (sp->kind == SIM_SPEC_DRAFT)
-            draft_first_s = draft_model_busiest_s(e, looping ? &dloop : &e->draft, e->rdraft);
+            draft_first_s = draft_model_busiest_s(e, ds, e->rdraft);
         memset(e->rdraft, 0, (size_t)e->sh.attn_dp * sizeof *e->rdraft);
     }
     double t = target_time(e, it); /* clears the replicas' sums */
@@ -1560,12 +1567,12 @@ static double gpu_time(const struct runner *r, const struct engine *e, const str
     const struct llmroof_batch later = sp->tokens > 0 && sp->topk > 1 ? ops_batch_widen(&dec1, (double)sp->topk) : dec1;
     switch (sp->kind) {
     case SIM_SPEC_DRAFT: {
-        t += draft_first_s >= 0 ? draft_first_s : sim_step_time(&dloop, &e->dsh, &it->draft);
+        t += draft_first_s >= 0 ? draft_first_s : sim_step_time(ds, &e->dsh, &it->draft);
         /* the later passes: the busiest replica's decoding sequences on its own drafter (dec1
          * holds them times the replicas, for ops_build_draft's mean) */
         const struct llmroof_batch own = e->rb ? batch_scale(&later, 1.0 / (double)e->sh.attn_dp) : later;
         if (sp->k > 1)
-            t += (double)(sp->k - 1) * sim_step_time(&dloop, &e->dsh, &own);
+            t += (double)(sp->k - 1) * sim_step_time(ds, &e->dsh, &own);
         break;
     }
     case SIM_SPEC_MTP:
