@@ -419,6 +419,9 @@ int cli_uncertainty(struct cli *c, struct llmroof_uncertainty *out);
  * the one --table picks (default: the first), JSON adds it as an array under `name` to one
  * document ({"schema": ..., name: [rows]}, written after the command succeeds). */
 void cli_table(struct cli *c, const char *name, const struct table *t);
+/* cli_table, but Markdown prints the table whole (its viewers wrap a cell's prose), never in
+ * parts: for a field/value/unit listing whose value and unit must read on one row. */
+void cli_table_whole(struct cli *c, const char *name, const struct table *t);
 /* The JSON document cli_table assembles (created on first use; NULL when out of memory), for a
  * command to add context fields before its tables. */
 struct rjdoc *cli_json(struct cli *c);

@@ -55,6 +55,16 @@ void cli_table(struct cli *c, const char *name, const struct table *t)
         table_render_fit(t, c->format, CLI_TEXT_WIDTH, 1, &c->out);
 }
 
+void cli_table_whole(struct cli *c, const char *name, const struct table *t)
+{
+    if (c->format == TABLE_MD) {
+        if (table_sel_wants(&c->sel, c->format, name))
+            table_render(t, c->format, &c->out);
+        return;
+    }
+    cli_table(c, name, t);
+}
+
 bool cli_prose(const struct cli *c)
 {
     return c->format == TABLE_TEXT || c->format == TABLE_MD;

@@ -570,14 +570,14 @@ int cmd_show(struct cli *c, int argc, char **argv)
     /* text: the values' and units' prose wrapped within the terminal's width, so the values and
      * their units read side by side (the table had printed in two parts 45 rows apart, the values
      * without their units: a review read kernel_s 3.0 as seconds; an engine's memory tiers are
-     * prose values) */
+     * prose values); Markdown prints it whole, its viewers wrapping the prose */
     if (c->format == TABLE_TEXT) {
         struct table folded;
         table_fold(&t, CLI_TEXT_WIDTH, 1, &folded);
         table_free(&t);
         t = folded;
     }
-    cli_table(c, "fields", &t);
+    cli_table_whole(c, "fields", &t);
     table_free(&t);
     if (cli_prose(c)) {
         sbuf_append(&c->out, "\n");

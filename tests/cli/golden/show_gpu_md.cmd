@@ -1,0 +1,1 @@
+show gpu h100 --format md
