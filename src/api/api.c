@@ -622,6 +622,13 @@ static int build_argv(const char *request_json, struct argv_buf *a, struct req_e
                                              "plan, ...), not an option ('%s')", CLI_CLIP(cmd->valuestring));
         goto done;
     }
+    /* "help" prints the command line's usage text: an API caller had been told that help takes
+     * a command name, not the option '--format=json', which it never gave */
+    if (!strcmp(cmd->valuestring, "help")) {
+        rc = req_fail(e, LLMROOF_API_EINPUT, "field 'command': 'help' is the command line's usage text, not an "
+                                             "answer to a request (docs/api.md lists the commands and their fields)");
+        goto done;
+    }
     argv_push(a, dup_str("llmroof"));
     argv_push(a, dup_str(cmd->valuestring));
     bool have_format = false;

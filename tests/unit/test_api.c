@@ -455,6 +455,8 @@ static void bad_values_and_options_should_fail_with_status_2(void **state)
         /* usage and version text are not answers */
         { "{\"command\":\"--help\"}", "field 'command' must be a command name" },
         { "{\"command\":\"estimate\",\"help\":true}", "field 'help'" },
+        /* "help" as a command had answered that help takes no option '--format=json' (the API's own) */
+        { "{\"command\":\"help\"}", "field 'command': 'help' is the command line's usage text" },
         { "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"format\":\"xml\"}", "unknown format 'xml'" },
         { "{\"model\":\"llama-2-7b\"}", "request: field 'command'" },
         { "{\"command\":7}", "request: field 'command'" },
