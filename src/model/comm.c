@@ -126,36 +126,59 @@ static double node_bus_bw(const struct llmroof_link_model *intra, const struct l
 /* A collective over nodes, NCCL pipelining the intra- and inter-node parts of its ring/tree:
  * `share` bytes per rank (2(n-1)/n * M for an all-reduce, (n-1)/n * M for an all-gather) at the
  * node bus bandwidth, not the intra-node collective plus the network phase one after another.
- * Per protocol, the intra-domain ring's fixed cost (no NVLS or engine kernels, which stay inside
- * a node; the GPU's measured Simple and LL128 figures where its catalog has them) plus the
- * network's latency and one network step per node step of the ring (2(nodes - 1) for an
- * all-reduce, nodes - 1 for an all-gather); the bytes at the node bus bandwidth, capped by the
- * protocol's own rate on the intra-node links. The fastest protocol, as within a node: a
- * spanning all-reduce pays Simple's fixed cost for large messages too (it paid LL's before, and
- * 16 GPUs over two A100 nodes then all-reduced 16 MiB faster than 8 in one). An all-reduce over a
- * network (not PCIe) may run as NCCL's tree instead, 2 log2(nodes) levels of COMM_NET_TREE_HOP_S:
- * the tuner takes the faster, the tree from about 8 nodes on. */
+ * Per protocol, the larger-of-two fixed costs NCCL's tuner model gives (src/graph/tuning.cc):
+ * - ring: the ring runs through all R = g x nodes ranks, so an all-reduce takes 2(R-1) steps, of
+ *   which 2(nodes-1) cross the network (an all-gather R-1 and nodes-1): 2(R-nodes) intra-node
+ *   steps at the intra ring's per-step cost, which an inter-node ring floors at 1 us (3 us under
+ *   Simple: "inter-node rings still have to launch nsteps * net overhead"), plus the network
+ *   steps at the net's per-step latency. It had counted one node's 2(g-1) intra steps, 14 where
+ *   16 GPUs over two nodes take 28 (a review's TP-16 decode all-reduce, 31.1 us a call);
+ * - tree (an all-reduce over a network, not PCIe): 2(g-1) intra-node steps and 2 log2(nodes)
+ *   network levels of COMM_NET_TREE_HOP_S;
+ * each with the network's latency, and the bytes at the node bus bandwidth capped by the
+ * protocol's own rate on the intra-node links. The fastest protocol and algorithm, as NCCL's
+ * tuner picks: a spanning all-reduce pays Simple's fixed cost for large messages too (it paid
+ * LL's before, and 16 GPUs over two A100 nodes then all-reduced 16 MiB faster than 8 in one). */
+static double span_fixed_s(const struct llmroof_link_model *intra, int p, double steps, double ibus, double floor_s,
+                           double *bw_Bps)
+{
+    double fixed, fixed0, bw0;
+    if (!ring_proto(intra, p, steps, ibus, &fixed, bw_Bps))
+        return INFINITY;
+    ring_proto(intra, p, 0.0, ibus, &fixed0, &bw0);
+    if (steps > 0.0 && (fixed - fixed0) / steps < floor_s)
+        fixed = fixed0 + steps * floor_s;
+    return fixed;
+}
+
 static double span_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net, int domain,
                      double nodes, bool reduce, double share)
 {
-    const double g = (double)domain, isteps = (reduce ? 2.0 : 1.0) * (g - 1.0);
-    double nsteps = (reduce ? 2.0 : 1.0) * (nodes - 1.0) * net->hop_latency_s;
-    if (reduce && net->proto != COMM_PROTO_PCIE && nodes > 1.0) {
-        const double tree = 2.0 * ceil(log2(nodes)) * COMM_NET_TREE_HOP_S;
-        if (tree < nsteps)
-            nsteps = tree;
-    }
+    const double g = (double)domain, k = reduce ? 2.0 : 1.0;
+    const double ring_isteps = k * (g * nodes - nodes), tree_isteps = 2.0 * (g - 1.0);
+    const double ring_nsteps = k * (nodes - 1.0) * net->hop_latency_s;
+    const bool network = net->proto != COMM_PROTO_PCIE, tree = reduce && network && nodes > 1.0;
+    const double tree_nsteps = 2.0 * ceil(log2(nodes)) * COMM_NET_TREE_HOP_S;
     const double nbw = node_bus_bw(intra, net, g), ibus = bus_bw(intra, g);
     if (g <= 1.0) /* one GPU per node: no ring inside it */
-        return net->latency_s + nsteps + share / nbw;
-    if (intra->proto == COMM_PROTO_NONE)
-        return intra->latency_s + isteps * intra->hop_latency_s + net->latency_s + nsteps + share / nbw;
+        return net->latency_s + (tree && tree_nsteps < ring_nsteps ? tree_nsteps : ring_nsteps) + share / nbw;
+    if (intra->proto == COMM_PROTO_NONE) {
+        const double hop = intra->hop_latency_s, rhop = network && hop < COMM_NET_RING_FLOOR_S ? COMM_NET_RING_FLOOR_S : hop;
+        double lat = ring_isteps * rhop + ring_nsteps;
+        if (tree && tree_isteps * hop + tree_nsteps < lat)
+            lat = tree_isteps * hop + tree_nsteps;
+        return intra->latency_s + lat + net->latency_s + share / nbw;
+    }
     double best = INFINITY;
     for (int p = 0; p < RING_PROTOS; p++) {
-        double fixed, bw;
-        if (!ring_proto(intra, p, isteps, ibus, &fixed, &bw))
-            continue;
-        const double t = fixed + net->latency_s + nsteps + share / (bw < nbw ? bw : nbw);
+        const double floor_s = !network ? 0.0 : p == RING_SIMPLE ? 3.0 * COMM_NET_RING_FLOOR_S : COMM_NET_RING_FLOOR_S;
+        double bw;
+        double fixed = span_fixed_s(intra, p, ring_isteps, ibus, floor_s, &bw) + ring_nsteps;
+        if (tree) {
+            const double t = span_fixed_s(intra, p, tree_isteps, ibus, 0.0, &bw) + tree_nsteps;
+            fixed = t < fixed ? t : fixed;
+        }
+        const double t = fixed + net->latency_s + share / (bw < nbw ? bw : nbw);
         if (t < best)
             best = t;
     }

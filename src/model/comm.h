@@ -51,6 +51,9 @@ enum { COMM_PROTO_NONE, COMM_PROTO_NVLINK, COMM_PROTO_PCIE };
  * nodes takes 2(nodes - 1) such steps, a tree 2 log2(nodes) levels, and NCCL's tuner takes the
  * faster). Between PCIe-joined groups (bridged pairs) a step is a PCIe hop, the catalog's 2.5 us. */
 #define COMM_NET_RING_HOP_S 2.7e-6
+/* NCCL's floor on an inter-node ring's intra-node step: "inter-node rings still have to launch
+ * nsteps * net overhead", 1 us a step (3 us under Simple) (src/graph/tuning.cc) */
+#define COMM_NET_RING_FLOOR_S 1.0e-6
 #define COMM_NET_TREE_HOP_S 5.0e-6
 #define COMM_PCIE_HOP_S 2.5e-6
 /* The share of a PCIe link's bandwidth a collective over PCIe reaches: the catalog's PCIe cards'

@@ -205,17 +205,24 @@ static void a100_all_reduce_follows_its_measured_curve(void **state)
  * 16 A100s over two nodes all-reduced 16 MiB faster than 8 in one (164.8 against 226.3 us).
  * Intra: 8 x A100 SXM4 (busbw 234 GB/s, Simple 6.0 us per step, LL128 0.53); network 8 x 25 GB/s
  * x 0.81 = 162 GB/s per node, 10 us, ring step 2.7 us. 16 MiB over 16 ranks, 2 x 15/16 x M =
- * 31457280 B per rank; network steps: ring 2 x 1 x 2.7 = 5.4 us (tree 10):
- *   Simple 100.8 + 10 + 5.4 + 31457280 / 162e9 (194.181 us)           = 310.381 us
- *   LL128   40.6 + 10 + 5.4 + 31457280 / (0.53 x 234e9) (253.647 us)   = 309.647 us
- *   LL      15.0 + 10 + 5.4 + 31457280 / 58.5e9 (537.731 us)           = 568.131 us
- * LL128, 309.65 us, above the 226.27 us of one node's 8. */
+ * 31457280 B per rank. NCCL's tuner model (tuning.cc), per protocol the faster algorithm:
+ * ring through all 16 ranks, 2 x (16 - 2) = 28 intra steps (each at least 1 us, Simple 3 us) and
+ * 2 x 1 network steps of 2.7 us (5.4); tree, 2 x 7 = 14 intra steps and 2 x log2(2) levels of
+ * 5 us (10):
+ *   Simple ring 8.4 + 28 x 6.6 + 5.4 = 198.6, tree 8.4 + 14 x 6.6 + 10 = 110.8;
+ *          110.8 + 10 + 31457280 / 162e9 (194.181 us)               = 314.981 us
+ *   LL128  ring 14.0 + 28 x 1.9 + 5.4 = 72.6, tree 14.0 + 14 x 1.9 + 10 = 50.6;
+ *          50.6 + 10 + 31457280 / (0.53 x 234e9) (253.647 us)        = 314.247 us
+ *   LL     ring 6.6 + 28 x max(0.6, 1) + 5.4 = 40.0, tree 6.6 + 14 x 0.6 + 10 = 25.0;
+ *          25.0 + 10 + 31457280 / 58.5e9 (537.731 us)                = 572.731 us
+ * LL128 over the tree, 314.25 us, above the 226.27 us of one node's 8. (Counting one node's 14
+ * ring steps, as before, gave 309.65.) */
 static void spanning_all_reduce_pays_its_protocols_fixed_cost(void **state)
 {
     (void)state;
     const struct llmroof_link_model a100 = { 300e9, 0.78, 6.6e-6, 0.6e-6, COMM_PROTO_NVLINK, 0, 0, 0, 6.0e-6, 0.53 };
     const struct llmroof_link_model ib = { 25e9, 0.81, 10e-6, COMM_NET_RING_HOP_S, COMM_PROTO_NONE, 0, 0, 0, 0, 0 };
-    assert_rel_close(comm_allreduce_hier_s(&a100, &ib, 16, 8, 16777216.0), 309.646831156e-6, 1e-9);
+    assert_rel_close(comm_allreduce_hier_s(&a100, &ib, 16, 8, 16777216.0), 314.246831156e-6, 1e-9);
     for (double m = 1048576.0; m <= 67108864.0; m *= 4.0)
         assert_true(comm_allreduce_hier_s(&a100, &ib, 16, 8, m) > comm_allreduce_s(&a100, 8, m));
 }
