@@ -375,7 +375,15 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
         return rc;
     }
     case OPT_TBO: s->layout.two_batch_overlap = true; return 0;
-    case OPT_EPIMB: return cli_double(c, "ep-imbalance", arg, 1, 64, false, &s->layout.ep_imbalance);
+    case OPT_EPIMB: {
+        /* the upper bound is the layout's, min(--ep, experts / top-k), checked once the layout is
+         * read: a value below 1 had been told "[1, 64]", a range no layout has (a review) */
+        double v;
+        if (parse_double(arg, &v) && v < 1)
+            return cli_usage_error(c, "option '--ep-imbalance': '%s' is below 1: it is the busiest expert rank's "
+                                      "load over the mean, 1 to min(--ep, experts / top-k)", CLI_CLIP(arg));
+        return cli_double(c, "ep-imbalance", arg, 1, 64, false, &s->layout.ep_imbalance);
+    }
     }
     return 1;
 }

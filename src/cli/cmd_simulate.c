@@ -17,13 +17,13 @@ enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
        OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_INST, OPT_ROUTER,
        OPT_PPOOL, OPT_DPOOL, OPT_KVLINK, OPT_WARMUP, OPT_BAND, OPT_ADMIT, OPT_MAXLEN, OPT_MAXPAD, OPT_NOAPI, OPT_STATIC, OPT_SPAN,
-       OPT_SCHEDSTEPS, OPT_KVBLOCKS, OPT_NOPCACHE, OPT_MAXCONC, OPT_RECV };
+       OPT_SCHEDSTEPS, OPT_KVBLOCKS, OPT_NOPCACHE, OPT_MAXCONC, OPT_RECV, OPT_RAMP };
 enum { OPT_QUIET = 200 }; /* apart: other options append to the list above */
 
 struct ctx {
     struct cli_setup_opts s;
     struct sim_config cfg;
-    bool have_conc, have_reqs, have_think, have_rate, range, have_inst, have_pct,
+    bool have_conc, have_reqs, have_think, have_rate, range, have_inst, have_pct, have_ramp,
         have_router, have_mbt, have_maxseqs, have_admit, have_maxpad, static_batching;
     bool have_pcache, no_pcache;        /* --prefix-cache, --no-prefix-cache (over the profile's default) */
     long max_paddings;                  /* --max-paddings, with have_maxpad */
@@ -146,6 +146,9 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         rc = cli_long(c, "max-model-len", arg, 1, 100000000, &v);
         x->cfg.max_model_len = v;
         return rc;
+    case OPT_RAMP:
+        x->have_ramp = true;
+        return cli_duration(c, "ramp-up", arg, SIM_RAMP_MAX_S, false, &x->cfg.ramp_s);
     case OPT_WARMUP:
         rc = cli_long(c, "warmup", arg, 0, 100000000, &v);
         x->cfg.warmup_requests = v;
@@ -687,6 +690,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_CONC, "concurrency", 'c', "N", "closed loop: N users (default 20)", false },
         { OPT_REQS, "requests", 'n', "R", "requests in the pool (default 250)", false },
         { OPT_THINK, "think", 0, "LO-HI", "closed loop: uniform pause between requests (default 1s-3s)", false },
+        { OPT_RAMP, "ramp-up", 0, "T", "closed loop: user u of N joins u/N x T later, so the users join evenly over T, not in step (default 0)", false },
         { OPT_RATE, "rate", 'r', "QPS", "open loop: Poisson arrivals per second", false },
         { OPT_SPAN, "fixed-span", 0, NULL, "open loop: the Poisson gaps scaled so that the first request arrives at 0 and the last at requests / rate (DistServe's benchmark client)", false },
         { OPT_TRACE, "trace", 0, "FILE", "open loop: CSV of arrival_s,prompt_len,output_len", false },
@@ -770,6 +774,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     /* where the run has arrivals of its own, "add --rate" would only lead to the next conflict */
     const bool offline = x->scenario && strcmp(x->scenario, "offline") == 0;
     const bool closed = x->have_conc || x->have_think || (x->sweep_name && strcmp(x->sweep_name, "concurrency") == 0);
+    if (x->have_ramp && !(x->have_conc || (x->sweep_name && strcmp(x->sweep_name, "concurrency") == 0)))
+        return cli_usage_error(c, "option '--ramp-up' spreads a closed loop's first requests: add --concurrency N (not "
+                                  "with --rate, --trace or --scenario offline)");
     if (x->cfg.span_fixed && (x->trace || offline || closed))
         return cli_usage_error(c, "option '--fixed-span' scales a Poisson run's arrivals (--rate or --sweep-rate), not "
                                "those of %s", x->trace ? "--trace" : offline ? "--scenario offline" : "a closed loop");

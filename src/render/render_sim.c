@@ -74,11 +74,14 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
         snprintf(rate, sizeof rate, "%g requests/s", c->rate_qps);
     else
         snprintf(rate, sizeof rate, "arrivals at the swept rates");
+    char ramp[48] = "";
+    if (c->mode == SIM_CLOSED && c->ramp_s > 0)
+        snprintf(ramp, sizeof ramp, ", joining over %g s", c->ramp_s);
     if (c->mode == SIM_CLOSED && c->think_min_s == c->think_max_s)
-        sbuf_printf(out, "closed loop, %s, %ld request%s, think %g s, workload %s", users, c->requests, PL(c->requests),
-                    c->think_min_s, wl);
+        sbuf_printf(out, "closed loop, %s%s, %ld request%s, think %g s, workload %s", users, ramp, c->requests,
+                    PL(c->requests), c->think_min_s, wl);
     else if (c->mode == SIM_CLOSED)
-        sbuf_printf(out, "closed loop, %s, %ld request%s, think %g-%g s, workload %s", users, c->requests,
+        sbuf_printf(out, "closed loop, %s%s, %ld request%s, think %g-%g s, workload %s", users, ramp, c->requests,
                     PL(c->requests), c->think_min_s, c->think_max_s, wl);
     else if (c->mode == SIM_RATE) {
         /* --fixed-span: the arrivals' span, requests / rate (a sweep's rates each have their own) */

@@ -322,7 +322,16 @@ static void sglang(const struct plan_input *in, const struct limits *lim, const 
     add(b, bn, " --tp %ld", width);
     if (s.dp > 1)
         add(b, bn, " --dp %ld --enable-dp-attention", (long)s.dp);
-    if (s.ep > 1 && deepep_runs(s.gpu)) { /* the DeepEP all-to-all llmroof costs; the default backend all-reduces */
+    if (s.ep > 1 && s.dp <= 1) {
+        /* TP n + EP n: llmroof costs the experts' reduction as an all-reduce over the TP group
+         * (ops.h struct llmroof_layout), which SGLang's default backend (none) runs; the DeepEP
+         * flag had been printed for this layout too, a launch that is not the one costed (a
+         * review: DeepSeek-V3 TP-8+EP-8 at batch 64, 1024 tokens, TTFT 1250 ms as costed, 1097
+         * as DPA-8+EP-8 with DeepEP) */
+        add(b, bn, " --ep-size %ld", (long)s.ep);
+        add(nt, nn, "without data-parallel attention the experts reduce over the TP group: an all-reduce, as costed "
+                    "here (SGLang's default --moe-a2a-backend none), not DeepEP's all-to-all; ");
+    } else if (s.ep > 1 && deepep_runs(s.gpu)) { /* the DeepEP all-to-all llmroof costs; the default backend all-reduces */
         add(b, bn, " --ep-size %ld --moe-a2a-backend deepep", (long)s.ep);
         /* its low-latency dispatch holds SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK tokens a rank,
          * 128 by default (DeepEP's deep_ep.cpp asserts it): a rank's decode batch times its verified

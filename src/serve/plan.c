@@ -69,6 +69,24 @@ double plan_pick(const struct sim_stats *s, int p)
  * at 4.2 s (too few). */
 #define USERS_POOL 8
 #define USERS_WARMUP 2
+
+/* The users join over one cycle of a user at the SLOs (its longest pause, a first token at the
+ * TTFT SLO and the mean output at the TPOT SLO; sim_config.ramp_s), as a deployment's users come
+ * and go at their own times. Started within one pause of each other, users whose requests all
+ * have the same lengths stay in step for hundreds of cycles: their prompts arrive in waves and the
+ * decode steps between waves run without prefill chunks. DeepSeek-V3 on 8 H200s (DPA-8+EP-8),
+ * fixed:2000:500, 2 s / 50 ms: 203 users an instance met a p90 TPOT of 49.9 ms over the plan's
+ * 1,624 requests, 51.7 ms after 12,000, 55.0 ms joining over 30 s (and 53.5 ms with random
+ * lengths, which leave step within a few cycles); 120 users still read 52.7 ms (review of
+ * session 67: the plan took 40 GPUs where random lengths take 80). */
+static double plan_users_ramp_s(const struct plan_input *in)
+{
+    double P = in->mean_prompt, O = in->mean_output, H = in->mean_held;
+    if (!(P > 0 && O > 0))
+        plan_mean_lengths(in->sim.workload, in->sim.seed, &P, &O, &H);
+    const double t = in->sim.think_max_s + fmax(in->ttft_slo_s, 0.0) + fmax(O - 1.0, 0.0) * fmax(in->tpot_slo_s, 0.0);
+    return t < SIM_RAMP_MAX_S ? t : SIM_RAMP_MAX_S;
+}
 static long pool_for(long users)
 {
     long r = USERS_POOL * users;
@@ -107,6 +125,7 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
     c.requests = pool_for(users);
     /* the start's burst and fill left out: at most a quarter of the run */
     c.warmup_requests = USERS_WARMUP * users < c.requests / 4 ? USERS_WARMUP * users : c.requests / 4;
+    c.ramp_s = plan_users_ramp_s(in);
     c.record_iterations = false;
     if (in->fast) {
         int rc = estimate_check(&c.setup, err);
@@ -332,10 +351,10 @@ int plan_tick(void *ctx, int done, int n)
 static void users_size(const struct plan_input *in, struct plan_option *o);
 
 /* The load each instance carries is ceil(users / instances), at most the capacity the search found,
- * and a simulated instance is not monotone in its users everywhere: a closed loop of one-length
- * requests moves in step (docs/planning.md "--fast"), so its TTFT can pass at 296 users and miss
- * at 250 (Llama-3.1-8B, TP-4 H100s, fixed:2000:200, 1 s / 30 ms: p90 TTFT 984 ms at 296, 1,109
- * ms at 250, 943 at 150; a planner's review of session 66). The deployed load is simulated too;
+ * and a simulated instance is not monotone in its users everywhere: its TTFT can pass at 296 users
+ * and miss at 250 (Llama-3.1-8B, TP-4 H100s, fixed:2000:200, 1 s / 30 ms: p90 TTFT 984 ms at 296,
+ * 1,109 ms at 250, 943 at 150, a planner's review of session 66; with the users joining over a
+ * cycle, 981 ms at 296 and 1,944 at 230 over 40 x users requests: no run-length effect). The deployed load is simulated too;
  * where it misses, instances are added, one at a time (up to twice the count), until the load
  * they carry meets the SLOs, and that load is the answer's users per instance, the miss its
  * "next" figures. A miss within PLAN_DEPLOYED_RESOLUTION of the SLOs is the runs' own noise, not
@@ -725,8 +744,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         if (b->searched_users > 0)
             plan_obs_add(out, "The search found %ld users an instance meeting the SLOs, but the %ld an instance that "
                               "%ld instances would carry miss them (%s TTFT %.0f ms, TPOT %.1f ms): an instance is not "
-                              "monotone in its users here (a closed loop of one-length requests moves in step), so "
-                              "the plan takes the instances whose load meets them.",
+                              "monotone in its users here, so the plan takes the instances whose load meets them.",
                          b->searched_users, b->next_users, (in->users + b->next_users - 1) / b->next_users, st,
                          b->next_ttft_s * 1e3, b->next_tpot_s * 1e3);
         /* how to check it: simulate's defaults (250 requests, no warm-up) are not the plan's runs,
@@ -745,10 +763,11 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         const double e2e_s = b->ttft_s + (in->mean_output - 1.0) * b->tpot_s;
         if (in->fast && in->sim.workload && workload_one_length(in->sim.workload) &&
             in->sim.think_max_s - in->sim.think_min_s < e2e_s)
-            plan_obs_add(out, "The users move in step here: every request has the same lengths, and the pause's spread "
-                              "(%.3g s) is shorter than a request's mean time in the system (%.3g s), so their prompts "
-                              "arrive in waves; --fast assumes they arrive independently and can read a TTFT many times "
-                              "too low (simulate the answer, or plan without --fast).",
+            plan_obs_add(out, "Users that start together move in step here: every request has the same lengths, and the "
+                              "pause's spread (%.3g s) is shorter than a request's mean time in the system (%.3g s), so "
+                              "their prompts arrive in waves, and a benchmark's closed loop whose users all start at once "
+                              "can read a TTFT many times this plan's; --fast, like the simulated plan (its users joining "
+                              "over one cycle, --ramp-up), takes them as arriving at their own times.",
                          in->sim.think_max_s - in->sim.think_min_s, e2e_s);
         if (!in->fast) {
             const long n = pool_for(b->users_per_instance);
@@ -762,11 +781,14 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                 snprintf(lay, sizeof lay, " -g %s %s", b->gpu->id, flags);
             }
             const bool whole = in->rerun_args && strlen(in->rerun_args) + strlen(lay) < 1000;
-            plan_obs_add(out, "Each user count ran %ld x users requests (at least 250, at most 40000) and left the first "
-                              "%ld x users (at most a quarter) out of its latencies; to rerun the best row: %ssimulate%s%s%s -c %ld "
-                              "-n %ld --warmup %ld --ttft-slo %.8gms --tpot-slo %.8gms --slo-percentile p%d%s.",
-                         (long)USERS_POOL, (long)USERS_WARMUP, whole ? "llmroof " : "", whole ? " " : "",
-                         whole ? in->rerun_args : "", whole ? lay : "", b->users_per_instance, n, w,
+            const double ramp = plan_users_ramp_s(in);
+            plan_obs_add(out, "Each user count ran %ld x users requests (at least 250, at most 40000), the users joining "
+                              "over one cycle of a user at the SLOs (%.4g s: the longest pause, the TTFT SLO and the mean "
+                              "output at the TPOT SLO), and left the first %ld x users (at most a quarter) out of its "
+                              "latencies; to rerun the best row: %ssimulate%s%s%s -c %ld -n %ld --ramp-up %.6gs --warmup %ld "
+                              "--ttft-slo %.8gms --tpot-slo %.8gms --slo-percentile p%d%s.",
+                         (long)USERS_POOL, ramp, (long)USERS_WARMUP, whole ? "llmroof " : "", whole ? " " : "",
+                         whole ? in->rerun_args : "", whole ? lay : "", b->users_per_instance, n, ramp, w,
                          in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3, in->percentile,
                          whole ? "" : ", with the plan's model, GPU, layout and options");
         }

@@ -18,6 +18,7 @@
  * --enable-expert-parallel, SGLang's --enable-dp-attention without --ep-size). Inside the
  * planner a layout travels as one int, n | mode << 16. */
 #define LAY(n, mode) ((n) | ((mode) << 16))
+#define PLAN_MODE_PP 3 /* TP n x PP 2 */
 static inline int lay_n(int code)
 {
     return code & 0xffff;

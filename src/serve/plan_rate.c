@@ -784,7 +784,7 @@ int plan_rate(const struct plan_input *in, struct plan_result *out, struct llmro
         struct rate_eval miss = { 0 };
         int miss_code = 0;
         for (int li = 0; li < ncodes; li++) {
-            if (!usable[li] || static_eng || no_pd)
+            if (!usable[li] || static_eng || no_pd || lay_mode(codes[li]) == PLAN_MODE_PP)
                 continue;
             long x = 0;
             struct rate_eval ev;
@@ -818,6 +818,15 @@ int plan_rate(const struct plan_input *in, struct plan_result *out, struct llmro
             if (no_pd) {
                 snprintf(o->reason, sizeof o->reason, "engine %s serves no disaggregated prefill and decode pools",
                          in->eff.engine->id);
+                continue;
+            }
+            /* a disaggregated pool's pipeline stages run as one batch in the simulation (no lanes,
+             * sim_pipeline_lanes): a TP-2+PP-2 decode pool read TPOT 63.5 ms at 30 sequences where
+             * its two lanes take 50.0, so the plan bought 17 decode instances (a review); the
+             * prefill pool searches no pipelined layout either */
+            if (lay_mode(codes[li]) == PLAN_MODE_PP) {
+                snprintf(o->reason, sizeof o->reason, "a disaggregated pool's pipeline stages are not simulated as "
+                         "lanes: plan this layout aggregated");
                 continue;
             }
             if (best_x == 0) {

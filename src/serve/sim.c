@@ -1069,6 +1069,8 @@ static int check_config(const struct sim_config *c, long *nreq, struct llmroof_e
                                                     "per attention replica");
     if (c->warmup_requests < 0)
         return llmroof_err_set(err, LLMROOF_EINPUT, "--warmup must not be negative");
+    if (!(c->ramp_s >= 0 && c->ramp_s <= SIM_RAMP_MAX_S))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "--ramp-up must be in [0, %g] s", SIM_RAMP_MAX_S);
     if (c->kv_blocks < 0 || c->kv_blocks > SIM_KV_BLOCKS_MAX)
         return llmroof_err_set(err, LLMROOF_EINPUT, "--kv-blocks must be in [1, %ld] (0: sized from memory)",
                                (long)SIM_KV_BLOCKS_MAX);
@@ -1557,9 +1559,11 @@ static void create_arrivals(struct runner *r)
     const struct sim_config *c = r->c;
     if (c->mode == SIM_CLOSED) {
         /* users start as they continue: after a think time, so that N users do not fire one
-         * synchronized burst at t = 0 (load generators ramp users up the same way) */
+         * synchronized burst at t = 0; with --ramp-up T, user u of N joins u/N x T later, evenly,
+         * as a load generator spawns users at a fixed rate (a random draw instead made the plan's
+         * verdict at neighbouring user counts noisier than the load's own effect) */
         for (long u = 0; u < c->concurrency && r->created < r->nreq; u++)
-            sim_user_next(r, u, 0.0);
+            sim_user_next(r, u, c->ramp_s * (double)u / (double)c->concurrency);
     } else if (c->mode == SIM_RATE) {
         double t = 0;
         for (; r->created < r->nreq; r->created++) {

@@ -3,6 +3,8 @@
  * 2024 "Sarathi-Serve"). Each engine iteration is costed with the same operators, roofline and
  * collectives as `estimate`. Metrics as the background studies define them: docs/metrics.md. */
 #ifndef LLMROOF_SIM_H
+/* the longest --ramp-up, a day: a ramp beyond the run only delays it */
+#define SIM_RAMP_MAX_S 86400.0
 #define LLMROOF_SIM_H
 
 #include <stdbool.h>
@@ -319,6 +321,11 @@ struct sim_config {
                                         (their outputs + 1) after a retraction (SIM_RESERVE_*); its
                                         blocks are taken as optimistic admission takes them */
     long warmup_requests;            /* latency statistics skip the first N requests created (--warmup) */
+    double ramp_s;                   /* closed loop (--ramp-up): user u of N waits u/N x ramp_s more
+                                        before its first think time, so the users join evenly over
+                                        ramp_s instead of within one think time:
+                                        one-length requests from users that start together stay in
+                                        step for hundreds of cycles (plan --users sets a cycle) */
     double step_scale;               /* multiplies every iteration's time (the capacity band); 0 = 1 */
     int sched_steps;                 /* multi-step scheduling (vLLM --num-scheduler-steps): a decode
                                         iteration that admits nothing starts a run of this many decode

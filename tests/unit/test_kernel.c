@@ -1248,6 +1248,9 @@ static void best_case_priors_carry_the_measured_share(void **state)
         { "a40", 122.29 / 149.7 },         { "l40s", 269.15 / 362.05 },        { "rtx-6000-ada", 269.15 / 362.05 },
         { "l40", 269.15 / 362.05 },        { "l20", 269.15 / 362.05 },         { "l4", 70.89 / 121 },
         { "h100-pcie-80gb", 495.93 / 756.5 }, { "h100-nvl", 495.93 / 756.5 },  { "rtx-a6000", 123.34 / 154.8 },
+        /* the H20's own best square torch.mm (zzc0721/torch-performance-test-data issue #77), where
+         * the H100's 0.71 had been taken: 142.25 of 148, 0.961 x 0.884 = 0.850 */
+        { "h20", 142.25 / 148 },
     };
     for (size_t i = 0; i < sizeof best / sizeof best[0]; i++)
         assert_rel_close(gpu(&cat, best[i].id)->compute_eff, best[i].mamf * r, 1.5e-3);
@@ -1260,7 +1263,7 @@ static void best_case_priors_carry_the_measured_share(void **state)
     assert_rel_close(m355->gemm_8bit_eff, gpu(&cat, "mi300x")->gemm_8bit_eff, 0);
     /* measured or assumed priors are not rescaled */
     const struct { const char *id; double eff; } kept[] = {
-        { "h200-sxm-141gb", 0.71 }, { "h800-sxm5-80gb", 0.71 }, { "h20", 0.71 },  { "a30", 0.70 },
+        { "h200-sxm-141gb", 0.71 }, { "h800-sxm5-80gb", 0.71 }, { "a30", 0.70 },
         { "a10", 0.60 },            { "rtx-4090", 0.90 },       { "rtx-3090", 0.90 },
     };
     for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++)

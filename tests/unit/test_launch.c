@@ -276,13 +276,28 @@ static void vllm_notes_an_ep_it_cannot_set(void **state)
     launch_build(&in, &o, &s);
     assert_null(strstr(find(&s, "vllm", "serve")->cmd, "--quantization"));
     assert_null(strstr(find(&s, "sglang", "serve")->cmd, "--quantization"));
-    assert_non_null(strstr(find(&s, "sglang", "serve")->cmd, "--ep-size 16 --moe-a2a-backend deepep"));
+    /* without data-parallel attention llmroof costs the experts' reduction as an all-reduce over
+     * the TP group: SGLang's default backend, not DeepEP (a review: the DeepEP flag was printed for
+     * a layout costed without it) */
+    assert_non_null(strstr(find(&s, "sglang", "serve")->cmd, "--ep-size 16"));
+    assert_null(strstr(find(&s, "sglang", "serve")->cmd, "deepep"));
+    assert_non_null(strstr(find(&s, "sglang", "serve")->note, "without data-parallel attention the experts reduce"));
+    /* with it, DeepEP's all-to-all, as costed */
+    in.layout.dp_attn = true;
+    struct plan_option od = o;
+    od.mode = 2; /* DPA-n+EP-n */
+    launch_build(&in, &od, &s);
+    assert_non_null(strstr(find(&s, "sglang", "serve")->cmd, "--moe-a2a-backend deepep"));
+    in.layout.dp_attn = false;
     /* DeepEP runs on NVLink-joined Hopper and Blackwell only: an MI300X or a PCIe L40S row names no
      * DeepEP backend and says which path runs instead (a reviewer: the server would not start) */
-    o.gpu = catalog_find_gpu(&cat, "mi300x");
-    launch_build(&in, &o, &s);
+    od.gpu = catalog_find_gpu(&cat, "mi300x");
+    in.layout.dp_attn = true;
+    launch_build(&in, &od, &s);
+    in.layout.dp_attn = false;
     assert_null(strstr(find(&s, "sglang", "serve")->cmd, "deepep"));
     assert_non_null(strstr(find(&s, "sglang", "serve")->note, "SGLang's default expert path"));
+    o.gpu = catalog_find_gpu(&cat, "mi300x");
     o.gpu = catalog_find_gpu(&cat, "l40s");
     launch_build(&in, &o, &s);
     assert_null(strstr(find(&s, "sglang", "serve")->cmd, "deepep"));

@@ -507,6 +507,43 @@ static void a_fixed_span_needs_two_requests(void **state)
     catalog_free(&cat);
 }
 
+/* --ramp-up: a closed loop's users join evenly over T, user u of N after u/N x T plus its think
+ * time (here none), so the users leave the phase they start in; without it every first request
+ * is sent at once. 200 users over 100 s: user u at u / 2 s, 50 in each 25 s quarter. A negative
+ * ramp is refused. */
+static void users_joining_over_a_ramp_start_spread(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 64, 8, NULL, 0, NULL };
+    struct sim_config c = config(&cat, "llama-2-7b", "a100", 1, &w);
+    c.mode = SIM_CLOSED;
+    c.concurrency = 200;
+    c.requests = 200;
+    c.think_min_s = c.think_max_s = 0;
+    struct sim_result r;
+    run(&c, &r);
+    for (long i = 0; i < 200; i++)
+        assert_float_equal(r.reqs[i].arrival_s, 0.0, 0.0);
+    sim_result_free(&r);
+    c.ramp_s = 100.0;
+    run(&c, &r);
+    int quarter[4] = { 0 };
+    for (long i = 0; i < 200; i++) {
+        assert_true(r.reqs[i].arrival_s >= 0.0 && r.reqs[i].arrival_s <= 100.0);
+        quarter[(int)(r.reqs[i].arrival_s / 25.0) < 4 ? (int)(r.reqs[i].arrival_s / 25.0) : 3]++;
+    }
+    for (int q = 0; q < 4; q++)
+        assert_int_equal(quarter[q], 50);
+    assert_float_equal(r.reqs[199].arrival_s, 99.5, 1e-12); /* the last user, 199 / 200 x 100 s */
+    sim_result_free(&r);
+    c.ramp_s = -1.0;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(sim_run(&c, &r, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "--ramp-up"));
+    catalog_free(&cat);
+}
+
 /* --fixed-span's last arrival is requests / rate to the bit, as --help and docs/metrics.md say
  * ("exactly"): scaling the drawn span by (requests / rate) / drawn rounded it one ulp off on 31 of
  * these 400 runs (a review), and no arrival may pass it (the run takes the arrivals in index
@@ -5049,6 +5086,7 @@ int main(void)
         cmocka_unit_test(pure_and_mixed_iterations_cost_what_estimate_says),
         cmocka_unit_test(same_seed_same_result),
         cmocka_unit_test(a_fixed_span_scales_the_poisson_gaps),
+        cmocka_unit_test(users_joining_over_a_ramp_start_spread),
         cmocka_unit_test(a_fixed_span_needs_two_requests),
         cmocka_unit_test(a_fixed_span_ends_at_requests_over_rate_exactly),
         cmocka_unit_test(throughput_rises_with_concurrency_then_saturates),
