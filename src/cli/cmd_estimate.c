@@ -432,11 +432,13 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             const struct llmroof_dtypes ddt = estimate_drafter_dtypes(&setup.dt, &e.spec);
             ckpt_drafter_desc(&setup.dt, &ddt, own + strlen(own), sizeof own - strlen(own));
             sbuf_printf(&c->out, "note: speculative decoding %s%s%s, k %d%s%s, acceptance %.2f: each step verifies %d "
-                                 "tokens per sequence and yields %.3f on average; step %.3f ms (verification %.3f + "
+                                 "tokens per sequence and yields %.3f on average%s; step %.3f ms (verification %.3f + "
                                  "draft %.3f), TPOT = step / %.3f%s\n",
                         e.spec.method, e.spec.draft ? " " : "", e.spec.draft ? e.spec.draft->id : "", e.spec.steps,
-                        tree, own, e.spec.accept, e.spec.verify, e.tokens_per_step, e.step_s * 1e3, e.decode.time_s * 1e3,
-                        e.draft.time_s * 1e3, e.tokens_per_step, pre);
+                        tree, own, e.spec.accept, e.spec.verify, e.tokens_per_step,
+                        e.spec.topk > 1 ? " (the tree's upper bound: every candidate rank accepted at the acceptance; "
+                                          "measured acceptance falls with rank)" : "",
+                        e.step_s * 1e3, e.decode.time_s * 1e3, e.draft.time_s * 1e3, e.tokens_per_step, pre);
         }
         /* the latent has no head axis to split: each TP rank of a replica holds all of it (at TP
          * 1 there is nothing to replicate; a reviewer read "each TP rank" at -t 1 --dp-attention) */

@@ -292,7 +292,7 @@ static void spec_line(const struct plan_input *in, struct sbuf *out)
 {
     if (in->sim.spec.kind == SIM_SPEC_NONE)
         return;
-    char sp[400];
+    char sp[640];
     render_spec_text(&in->sim.spec, &in->sim.spec_head, &in->dt, sp, sizeof sp);
     sbuf_printf(out, "speculative decoding: %s; the drafter beside the target on every instance%s\n", sp,
                 in->rate_qps > 0 ? " (a disaggregated prefill pool runs it over the prompts and hands its cache over "
