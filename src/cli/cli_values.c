@@ -379,10 +379,12 @@ int cli_setup_opt(struct cli *c, struct cli_setup_opts *s, int id, const char *a
         /* the upper bound is the layout's, min(--ep, experts / top-k), checked once the layout is
          * read: a value below 1 had been told "[1, 64]", a range no layout has (a review) */
         double v;
-        if (parse_double(arg, &v) && v < 1)
-            return cli_usage_error(c, "option '--ep-imbalance': '%s' is below 1: it is the busiest expert rank's "
-                                      "load over the mean, 1 to min(--ep, experts / top-k)", CLI_CLIP(arg));
-        return cli_double(c, "ep-imbalance", arg, 1, 64, false, &s->layout.ep_imbalance);
+        if (!parse_double(arg, &v) || !(v >= 1)) /* NaN fails too */
+            return cli_usage_error(c, "option '--ep-imbalance': '%s' is %s: it is the busiest expert rank's load over "
+                                      "the mean, 1 to min(--ep, experts / top-k)", CLI_CLIP(arg),
+                                   parse_double(arg, &v) && v < 1 ? "below 1" : "not a number");
+        s->layout.ep_imbalance = v;
+        return 0;
     }
     }
     return 1;

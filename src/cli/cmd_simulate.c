@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/cli.h"
 #include "cli/cli_spec.h"
@@ -202,6 +203,12 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         return 0;
     case OPT_RATE:
         x->have_rate = true;
+        /* vLLM's and SGLang's clients take --request-rate inf for every request at once: here
+         * that is --scenario offline (a review met only the range) */
+        if (strcasecmp(arg, "inf") == 0 || strcasecmp(arg, "infinity") == 0)
+            return cli_usage_error(c, "option '--rate': 'inf' is a benchmark client's every request at once: use "
+                                      "--scenario offline (with --requests N), or --concurrency N --think 0 for "
+                                      "--max-concurrency N");
         return cli_double(c, "rate", arg, SIM_MIN_RATE_QPS, SIM_MAX_RATE_QPS, false, &x->cfg.rate_qps);
     case OPT_TRACE: x->trace = arg; return cli_check_input(c, "trace", arg);
     case OPT_WORKLOAD:
@@ -687,9 +694,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_SCHEDSTEPS, "scheduler-steps", 0, "N", "multi-step scheduling (vLLM 0.6 --num-scheduler-steps): admit and schedule once per N decode iterations, scheduling CPU / N (default 1)", false },
         { OPT_RECV, "recv-interval", 0, "N", "SGLang's --scheduler-recv-interval: new requests are taken once per N decode iterations, at once after a prompt iteration or when idle (default 1)", false },
         { OPT_NOAPI, "no-api-server", 0, NULL, "requests through the engine's own API (vLLM's LLM class, benchmark_throughput), not its HTTP server: no API-server CPU", false },
-        { OPT_CONC, "concurrency", 'c', "N", "closed loop: N users (default 20)", false },
+        { OPT_CONC, "concurrency", 'c', "N", "closed loop: N users (default 20), each pausing --think between requests; a benchmark client's max-concurrency N is -c N --think 0", false },
         { OPT_REQS, "requests", 'n', "R", "requests in the pool (default 250)", false },
-        { OPT_THINK, "think", 0, "LO-HI", "closed loop: uniform pause between requests (default 1s-3s)", false },
+        { OPT_THINK, "think", 0, "LO-HI", "closed loop: uniform pause between a user's requests (default 1s-3s, chat users; 0 for a benchmark client's max-concurrency, which sends the next at once)", false },
         { OPT_RAMP, "ramp-up", 0, "T", "closed loop: user u of N joins u/N x T later, so the users join evenly over T, not in step (default 0)", false },
         { OPT_RATE, "rate", 'r', "QPS", "open loop: Poisson arrivals per second", false },
         { OPT_SPAN, "fixed-span", 0, NULL, "open loop: the Poisson gaps scaled so that the first request arrives at 0 and the last at requests / rate (DistServe's benchmark client)", false },
@@ -774,9 +781,9 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     /* where the run has arrivals of its own, "add --rate" would only lead to the next conflict */
     const bool offline = x->scenario && strcmp(x->scenario, "offline") == 0;
     const bool closed = x->have_conc || x->have_think || (x->sweep_name && strcmp(x->sweep_name, "concurrency") == 0);
-    if (x->have_ramp && !(x->have_conc || (x->sweep_name && strcmp(x->sweep_name, "concurrency") == 0)))
-        return cli_usage_error(c, "option '--ramp-up' spreads a closed loop's first requests: add --concurrency N (not "
-                                  "with --rate, --trace or --scenario offline)");
+    if (x->have_ramp && (!closed || x->trace || offline))
+        return cli_usage_error(c, "option '--ramp-up' spreads a closed loop's first requests: add --concurrency N, "
+                                  "--think or --sweep-concurrency (not with --rate, --trace or --scenario offline)");
     if (x->cfg.span_fixed && (x->trace || offline || closed))
         return cli_usage_error(c, "option '--fixed-span' scales a Poisson run's arrivals (--rate or --sweep-rate), not "
                                "those of %s", x->trace ? "--trace" : offline ? "--scenario offline" : "a closed loop");
@@ -1052,6 +1059,12 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         if (!(rc = parse_pool(c, "prefill-pool", x->ppool, x, &x->cfg.prefill)) &&
             !(rc = parse_pool(c, "decode-pool", x->dpool, x, &x->cfg.decode)))
             rc = kv_link_pools(c, x);
+        /* a pool's stages run one batch through them (sim_pipeline_lanes has no lanes for pools):
+         * say so, as plan refuses to search such pools (a review: a TP-2+PP-2 decode pool read TPOT
+         * 63.5 ms at 30 sequences where two lanes take 50.0) */
+        if (!rc && (x->cfg.prefill.setup.layout.pp > 1 || x->cfg.decode.setup.layout.pp > 1))
+            fprintf(c->errf, "llmroof: note: a disaggregated pool's pipeline stages run one batch through them, not "
+                             "one lane a stage (docs/metrics.md \"Pipeline parallelism\"): its throughput is a lower bound\n");
     }
     if (!rc && x->cfg.warmup_requests > 0 &&
         x->cfg.warmup_requests >= (x->cfg.mode == SIM_TRACE ? (long)x->cfg.ntrace : x->cfg.requests))

@@ -134,11 +134,16 @@ static double node_bus_bw(const struct llmroof_link_model *intra, const struct l
  *   steps at the net's per-step latency. It had counted one node's 2(g-1) intra steps, 14 where
  *   16 GPUs over two nodes take 28 (a review's TP-16 decode all-reduce, 31.1 us a call);
  * - tree (an all-reduce over a network, not PCIe): 2(g-1) intra-node steps and 2 log2(nodes)
- *   network levels of COMM_NET_TREE_HOP_S;
- * each with the network's latency, and the bytes at the node bus bandwidth capped by the
- * protocol's own rate on the intra-node links. The fastest protocol and algorithm, as NCCL's
- * tuner picks: a spanning all-reduce pays Simple's fixed cost for large messages too (it paid
- * LL's before, and 16 GPUs over two A100 nodes then all-reduced 16 MiB faster than 8 in one). */
+ *   network levels;
+ * each network step at its protocol's NET latency in NCCL's table (hwLat[NCCL_HW_NET]: ring LL /
+ * LL128 / Simple 2.7 / 4.0 / 9.6 us, tree 5.0 / 8.5 / 50 us; the link's own hop latency for LL's
+ * ring, scaled alike), with the network's latency, and the bytes at the node bus bandwidth capped
+ * by the protocol's own rate on the intra-node links, for the tree as for the ring (NCCL caps the
+ * tree's bandwidth by GPU generation: here the tree wins on fixed cost alone, tens of us, and its
+ * Simple level's 50 us leaves large messages to the ring). The fastest protocol and algorithm, as
+ * NCCL's tuner picks: a spanning all-reduce pays Simple's fixed cost for large messages too (it
+ * paid LL's before, and 16 GPUs over two A100 nodes then all-reduced 16 MiB faster than 8 in
+ * one). */
 static double span_fixed_s(const struct llmroof_link_model *intra, int p, double steps, double ibus, double floor_s,
                            double *bw_Bps)
 {
@@ -169,13 +174,15 @@ static double span_s(const struct llmroof_link_model *intra, const struct llmroo
             lat = tree_isteps * hop + tree_nsteps;
         return intra->latency_s + lat + net->latency_s + share / nbw;
     }
+    /* NCCL's NET step latency per protocol over its LL figure (tuning.cc hwLat[NCCL_HW_NET]) */
+    static const double ring_net[RING_PROTOS] = { 1.0, 4.0 / 2.7, 9.6 / 2.7 }, tree_net[RING_PROTOS] = { 1.0, 8.5 / 5.0, 50.0 / 5.0 };
     double best = INFINITY;
     for (int p = 0; p < RING_PROTOS; p++) {
         const double floor_s = !network ? 0.0 : p == RING_SIMPLE ? 3.0 * COMM_NET_RING_FLOOR_S : COMM_NET_RING_FLOOR_S;
         double bw;
-        double fixed = span_fixed_s(intra, p, ring_isteps, ibus, floor_s, &bw) + ring_nsteps;
+        double fixed = span_fixed_s(intra, p, ring_isteps, ibus, floor_s, &bw) + ring_nsteps * (network ? ring_net[p] : 1.0);
         if (tree) {
-            const double t = span_fixed_s(intra, p, tree_isteps, ibus, 0.0, &bw) + tree_nsteps;
+            const double t = span_fixed_s(intra, p, tree_isteps, ibus, 0.0, &bw) + tree_nsteps * tree_net[p];
             fixed = t < fixed ? t : fixed;
         }
         const double t = fixed + net->latency_s + share / (bw < nbw ? bw : nbw);

@@ -183,6 +183,25 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
             rj_add_layout(o, &sh);
     }
     cJSON_AddStringToObject(o, "mode", modes[c->mode]);
+    /* the load, so that a saved result says which point it is (a review: the JSON had the mode
+     * alone, where a benchmark's result file keeps its rate and concurrency); a sweep's points
+     * (no schema of their own) carry their swept value under the sweep's name instead */
+    const bool one_run = schema != NULL;
+    if (one_run && c->mode == SIM_RATE && c->rate_qps > 0)
+        cJSON_AddNumberToObject(o, "rate_qps", c->rate_qps);
+    if (c->mode == SIM_CLOSED) {
+        if (one_run && c->concurrency > 0)
+            cJSON_AddNumberToObject(o, "users", (double)c->concurrency);
+        cJSON *th = cJSON_AddArrayToObject(o, "think_s");
+        if (th) {
+            cJSON_AddItemToArray(th, cJSON_CreateNumber(c->think_min_s));
+            cJSON_AddItemToArray(th, cJSON_CreateNumber(c->think_max_s));
+        }
+        if (c->ramp_s > 0) /* --ramp-up: absent when every user starts within its first pause */
+            cJSON_AddNumberToObject(o, "ramp_up_s", c->ramp_s);
+    }
+    if (c->warmup_requests > 0) /* --warmup: absent when every request counts */
+        cJSON_AddNumberToObject(o, "warmup_requests", (double)c->warmup_requests);
     if (c->span_fixed) /* --fixed-span: absent for a plain Poisson run */
         cJSON_AddBoolToObject(o, "fixed_span", true);
     cJSON_AddStringToObject(o, "workload", wl);
@@ -230,6 +249,9 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     add_stats(o, "itl_s", &r->itl);
     add_stats(o, "e2e_s", &r->e2e);
     cJSON_AddNumberToObject(o, "output_tok_s", r->output_tok_s);
+    /* vLLM's and SGLang's benchmark clients print input and total token throughput beside it */
+    cJSON_AddNumberToObject(o, "input_tok_s", r->input_tok_s);
+    cJSON_AddNumberToObject(o, "total_tok_s", r->input_tok_s + r->output_tok_s);
     cJSON_AddNumberToObject(o, "request_per_s", r->request_per_s);
     cJSON_AddNumberToObject(o, "mean_batch", r->mean_batch);
     cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);

@@ -28,6 +28,13 @@ static inline int lay_mode(int code)
     return code >> 16;
 }
 
+/* Whether layout `code` runs pipeline stages: the searched TP n x PP 2, or the plan's own --pp
+ * (mode 0), which a disaggregated pool does not simulate as lanes (plan_rate.c) */
+static inline bool plan_code_pipelined(const struct plan_input *in, int code)
+{
+    return lay_mode(code) == PLAN_MODE_PP || (lay_mode(code) == 0 && in->layout.pp > 1);
+}
+
 /* The best plan found so far, against which the rate planner prunes (docs/planning.md, "Pruning
  * against the best plan found"). */
 struct plan_best {

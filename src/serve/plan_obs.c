@@ -433,9 +433,13 @@ void plan_rate_observations(const struct plan_input *in, struct plan_result *out
                          o->gpus - best->gpus, o->gpus - best->gpus == 1 ? "" : "s",
                          100.0 * (double)(o->gpus - best->gpus) / (double)best->gpus, b);
     } else {
-        bool pruned = false;
-        for (int i = 0; i < out->noptions; i++)
+        bool pruned = false, searched = false;
+        for (int i = 0; i < out->noptions; i++) {
             pruned |= out->options[i].pruned && out->options[i].disagg != best->disagg;
+            /* a disaggregated row of a pipelined layout is not searched (plan_code_pipelined) */
+            searched |= out->options[i].disagg != best->disagg &&
+                        !(out->options[i].disagg && plan_code_pipelined(in, LAY(out->options[i].tp, out->options[i].mode)));
+        }
         if (!best->disagg && in->eff.engine && in->eff.engine->static_batching) /* plan_rate: none searched */
             plan_obs_add(out, "No disaggregated layout: engine %s batches statically.", in->eff.engine->id);
         else if (!best->disagg && in->eff.engine && !in->eff.engine->disaggregation)
@@ -443,6 +447,9 @@ void plan_rate_observations(const struct plan_input *in, struct plan_result *out
         else if (pruned)
             plan_obs_add(out, "No %s layout was searched to the end: those that might meet the SLOs need %s than "
                               "the answer.", best->disagg ? "aggregated" : "disaggregated", plan_prune_what(in));
+        else if (!best->disagg && !searched)
+            plan_obs_add(out, "No disaggregated layout was searched: a disaggregated pool's pipeline stages are not "
+                              "simulated as lanes (plan the layout without --pp to compare one).");
         else
             plan_obs_add(out, "No %s layout meets the SLOs at this rate.", best->disagg ? "aggregated" : "disaggregated");
     }

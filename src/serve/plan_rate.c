@@ -784,7 +784,7 @@ int plan_rate(const struct plan_input *in, struct plan_result *out, struct llmro
         struct rate_eval miss = { 0 };
         int miss_code = 0;
         for (int li = 0; li < ncodes; li++) {
-            if (!usable[li] || static_eng || no_pd || lay_mode(codes[li]) == PLAN_MODE_PP)
+            if (!usable[li] || static_eng || no_pd || plan_code_pipelined(in, codes[li]))
                 continue;
             long x = 0;
             struct rate_eval ev;
@@ -824,7 +824,7 @@ int plan_rate(const struct plan_input *in, struct plan_result *out, struct llmro
              * sim_pipeline_lanes): a TP-2+PP-2 decode pool read TPOT 63.5 ms at 30 sequences where
              * its two lanes take 50.0, so the plan bought 17 decode instances (a review); the
              * prefill pool searches no pipelined layout either */
-            if (lay_mode(codes[li]) == PLAN_MODE_PP) {
+            if (plan_code_pipelined(in, codes[li])) {
                 snprintf(o->reason, sizeof o->reason, "a disaggregated pool's pipeline stages are not simulated as "
                          "lanes: plan this layout aggregated");
                 continue;

@@ -555,6 +555,9 @@ struct sim_result {
                                               chunk), pooled over the requests; percentiles from a
                                               histogram of 128 bins an octave (docs/metrics.md) */
     double output_tok_s, request_per_s;    /* over duration_s */
+    double input_tok_s;                    /* the completed requests' prompt tokens over duration_s (a
+                                              benchmark client's input throughput; total = input +
+                                              output) */
     double mean_batch;                     /* time-weighted mean of sequences per iteration */
     long max_batch;                        /* most sequences in one iteration */
     double kv_util_mean;                   /* time-weighted mean of used / all KV blocks */

@@ -1033,6 +1033,7 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
     out->duration_s = t1 > t0 ? t1 - t0 : 0;
     out->error_rate = (double)out->errors / (double)nreq;
     out->output_tok_s = out->duration_s > 0 ? tokens / out->duration_s : 0;
+    out->input_tok_s = out->duration_s > 0 ? prompt_tok / out->duration_s : 0;
     out->request_per_s = out->duration_s > 0 ? (double)out->completed / out->duration_s : 0;
     out->prefix_hit_rate = prompt_tok > 0 ? cached_tok / prompt_tok : 0;
     out->spec_tokens_per_step = r->spec_steps > 0 ? r->spec_emitted / r->spec_steps : 1.0;

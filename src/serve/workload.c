@@ -147,7 +147,8 @@ static int parse_random(const char *spec, struct workload *w, struct llmroof_err
                 (ratio = strtod(c2 + 1, &end), *end != '\0') || !(ratio >= 0.0 && ratio <= 1.0))))
         return llmroof_err_set(err, LLMROOF_EINPUT,
                                "workload '%s': expected random:PROMPT:OUTPUT[:RANGE_RATIO], lengths whole numbers in "
-                               "[1, %ld] and the ratio in [0, 1]",
+                               "[1, %ld] and the ratio in [0, 1] (SGLang's [P*R, P]; vLLM 0.7+'s [P(1-R), P(1+R)] is "
+                               "random:P(1+R):O(1+R):(1-R)/(1+R))",
                                spec, MAX_TOKENS);
     long *lo = malloc(2 * sizeof *lo);
     if (!lo)
