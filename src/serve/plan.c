@@ -70,11 +70,10 @@ double plan_pick(const struct sim_stats *s, int p)
 #define USERS_POOL 8
 #define USERS_WARMUP 2
 #define USERS_POOL_MAX 40000L
-/* preemptions per request from which a run that meets the SLOs is rerun over USERS_PREEMPT_TOKENS
- * prompt and output tokens, at least USERS_PREEMPT_RUNS times its requests (plan_meets) */
+/* preemptions per request from which a run that meets the SLOs is rerun over USERS_PREEMPT_RUNS
+ * times its requests, 40 x users (plan_meets) */
 #define USERS_PREEMPT_SETTLE 0.01
 #define USERS_PREEMPT_RUNS 5.0
-#define USERS_PREEMPT_TOKENS 2e7
 
 /* The --fast means at `users` of layout `code` (plan_fast_latency: the users' requests arriving
  * independently, at the loop's rate), with the KV cache and the slots that bound them; *slots_full
@@ -110,32 +109,42 @@ static int fast_means(const struct plan_input *in, const struct llmroof_gpu *g, 
 }
 
 /* The users join over one cycle of a user at this load (sim_config.ramp_s): the mean pause plus a
- * request's time in the system as --fast estimates it (TTFT + (O - 1) x TPOT, the users' requests
- * arriving at their own times), at most the cycle at the SLOs (the longest pause, the TTFT SLO and
- * (O - 1) x the TPOT SLO), as a deployment's users come and go at their own times. Started within
- * one pause of each other, users whose requests all have the same lengths stay in step for
- * hundreds of cycles: their prompts arrive in waves and the decode steps between waves run without
- * prefill chunks. DeepSeek-V3 on 8 H200s (DPA-8+EP-8), fixed:2000:500, 2 s / 50 ms: 203 users an
- * instance met a p90 TPOT of 49.9 ms over the plan's 1,624 requests, 51.7 ms after 12,000, 55.0 ms
- * joining over 30 s (and 53.5 ms with random lengths, which leave step within a few cycles); 120
- * users still read 52.7 ms (review of session 67: the plan took 40 GPUs where random lengths take
- * 80). The cycle at the SLOs alone over-admitted where it is far longer than the real one (a 1 s
- * TPOT SLO over 2,000-token outputs: a 2,005 s ramp that the run's 8 x users requests ended
- * within, its instance never fully loaded, 467 users an instance where 221 meet the SLOs; a
- * second review). */
+ * request's time in the system at most, its TTFT alone plus (O - 1) x the TPOT of a batch of all
+ * the users (or the instance's sequence limit), and at most the cycle at the SLOs (the longest
+ * pause, the TTFT SLO and (O - 1) x the TPOT SLO), as a deployment's users come and go at their
+ * own times. Started within one pause of each other, users whose requests all have the same
+ * lengths stay in step for hundreds of cycles: their prompts arrive in waves and the decode steps
+ * between waves run without prefill chunks. DeepSeek-V3 on 8 H200s (DPA-8+EP-8), fixed:2000:500,
+ * 2 s / 50 ms: 203 users an instance met a p90 TPOT of 49.9 ms over the plan's 1,624 requests,
+ * 51.7 ms after 12,000, 55.0 ms joining over 30 s (and 53.5 ms with random lengths, which leave
+ * step within a few cycles); 120 users still read 52.7 ms (review of session 67: the plan took 40
+ * GPUs where random lengths take 80). The cycle at the SLOs alone over-admitted where it is far
+ * longer than the real one (a 1 s TPOT SLO over 2,000-token outputs: a 2,005 s ramp that the
+ * run's 8 x users requests ended within, its instance never fully loaded, 467 users an instance
+ * where 221 meet the SLOs; a second review). The bound errs long (a batch of every user), which
+ * dephases them all the same; --fast's own solve, tried first, cost more than a short run's
+ * simulation (an A10 plan of 128-token prompts: 0.01 -> 0.39 s, 17 s under valgrind). */
 static double plan_users_ramp_s(const struct plan_input *in, const struct llmroof_gpu *g, int code, long users)
 {
+    /* requests of several lengths leave step within a few cycles (random:2000:500 above: p90 TPOT
+     * 53.5 ms whether the users join together or over 30 s): only one length needs the ramp */
+    if (!in->sim.workload || !workload_one_length(in->sim.workload))
+        return 0.0;
     double P = in->mean_prompt, O = in->mean_output, H = in->mean_held;
     if (!(P > 0 && O > 0))
         plan_mean_lengths(in->sim.workload, in->sim.seed, &P, &O, &H);
     const double think = (in->sim.think_min_s + in->sim.think_max_s) / 2.0;
     double cycle = in->sim.think_max_s + fmax(in->ttft_slo_s, 0.0) + fmax(O - 1.0, 0.0) * fmax(in->tpot_slo_s, 0.0);
-    double ttft = 0, tpot = 0;
+    const struct llmroof_setup s = plan_setup_for(in, g, code);
+    const long seqs = plan_instance_max_seqs(in, g, code);
+    const long b = seqs > 0 && seqs < users ? seqs : users;
+    const struct llmroof_request one = { 1, (long)llround(P), (long)llround(O) }, all = { b, one.prompt, one.output };
+    struct llmroof_estimate e1, eb;
     struct llmroof_err e = { 0 };
-    if (fast_means(in, g, code, users, &ttft, &tpot, NULL, &e) == 0 && isfinite(ttft) && isfinite(tpot) && ttft >= 0 &&
-        tpot >= 0) {
-        const double fast = think + ttft + fmax(O - 1.0, 0.0) * tpot;
-        cycle = fast < cycle ? fast : cycle;
+    if (b >= 1 && one.prompt >= 1 && one.output >= 1 && estimate_run(&s, &one, &e1, &e) == 0 &&
+        estimate_run(&s, &all, &eb, &e) == 0 && isfinite(e1.ttft_s) && isfinite(eb.tpot_s)) {
+        const double bound = think + e1.ttft_s + fmax(O - 1.0, 0.0) * eb.tpot_s;
+        cycle = bound < cycle ? bound : cycle;
     }
     /* to the hundredth of a second, so that the rerun command's "--ramp-up X.XXs" reads back the
      * same double (both the nearest to X.XX) and reproduces the row to the bit */
@@ -206,12 +215,10 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
         const double pre = r.completed > 0 ? (double)r.preemptions / (double)r.completed : 0.0;
         if (r.errors == 0 && pre >= USERS_PREEMPT_SETTLE && plan_pick(&r.ttft, in->percentile) <= in->ttft_slo_s &&
             plan_pick(&r.tpot, in->percentile) <= in->tpot_slo_s) {
-            double P = in->mean_prompt, O = in->mean_output, H = in->mean_held;
-            if (!(P > 0 && O > 0))
-                plan_mean_lengths(c.workload, c.seed, &P, &O, &H);
-            double want = P + O > 0 ? USERS_PREEMPT_TOKENS / (P + O) : (double)USERS_POOL_MAX;
-            if (want < USERS_PREEMPT_RUNS * (double)c.requests)
-                want = USERS_PREEMPT_RUNS * (double)c.requests;
+            /* 40 cycles a user, not the rate plans' 2e7 tokens: short requests took those to the
+             * 40,000-request cap at every preempting count (an A10 plan of 128-token prompts went
+             * 0.01 -> 0.48 s, 50x under valgrind) */
+            const double want = USERS_PREEMPT_RUNS * (double)c.requests;
             const long longer = want < (double)USERS_POOL_MAX ? (long)ceil(want) : USERS_POOL_MAX;
             if (longer > c.requests) {
                 sim_result_free(&r);
@@ -841,14 +848,20 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                 snprintf(lay, sizeof lay, " -g %s %s", b->gpu->id, flags);
             }
             const bool whole = in->rerun_args && strlen(in->rerun_args) + strlen(lay) < 1000;
+            /* one-length workloads: the users join over a cycle (plan_users_ramp_s), said and rerun */
             const double ramp = plan_users_ramp_s(in, b->gpu, LAY(b->tp, b->mode), b->users_per_instance);
-            plan_obs_add(out, "Each user count ran %ld x users requests (at least 250, at most 40000), the users joining "
-                              "over one cycle of a user at that load (%.2f s for the best row: the mean pause and --fast's "
-                              "time in the system, at most the cycle at the SLOs), and left the first %ld x users (at "
-                              "most a quarter) out of its latencies; to rerun the best row: %ssimulate%s%s%s -c %ld -n %ld "
-                              "--ramp-up %.2fs --warmup %ld --ttft-slo %.8gms --tpot-slo %.8gms --slo-percentile p%d%s.",
-                         (long)USERS_POOL, ramp, (long)USERS_WARMUP, whole ? "llmroof " : "", whole ? " " : "",
-                         whole ? in->rerun_args : "", whole ? lay : "", b->users_per_instance, n, ramp, w,
+            char join[240] = "", rflag[48] = "";
+            if (ramp > 0) {
+                snprintf(join, sizeof join, ", the users joining over one cycle of a user (%.2f s for the best row: the "
+                         "mean pause and a request's time in the system at a batch of every user, at most the cycle "
+                         "at the SLOs), as requests of one length would otherwise move in step,", ramp);
+                snprintf(rflag, sizeof rflag, " --ramp-up %.2fs", ramp);
+            }
+            plan_obs_add(out, "Each user count ran %ld x users requests (at least 250, at most 40000)%s and left the first "
+                              "%ld x users (at most a quarter) out of its latencies; to rerun the best row: %ssimulate%s%s%s "
+                              "-c %ld -n %ld%s --warmup %ld --ttft-slo %.8gms --tpot-slo %.8gms --slo-percentile p%d%s.",
+                         (long)USERS_POOL, join, (long)USERS_WARMUP, whole ? "llmroof " : "", whole ? " " : "",
+                         whole ? in->rerun_args : "", whole ? lay : "", b->users_per_instance, n, rflag, w,
                          in->ttft_slo_s * 1e3, in->tpot_slo_s * 1e3, in->percentile,
                          whole ? "" : ", with the plan's model, GPU, layout and options");
         }

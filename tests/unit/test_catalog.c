@@ -135,6 +135,16 @@ static void blackwell_has_fp4_and_nvl72_one_domain(void **state)
     assert_rel_close(g3->compute_eff, 1769.0 * (1822.0 / 1745.0) / 2500.0 * 0.884, 0.002);
     assert_int_equal(g3->domain_gpus, 72);
     assert_int_equal(g3->gpus_per_node, 4);
+    /* the memory the runtime hands out, not the whole HBM (a review of session 67: 288 GiB had
+     * been taken): the B300 SXM6 AC's nvidia-smi 275,040 MiB; the GB300's 278.0 GiB (NVIDIA's
+     * mock profile); the L20 as the L40S's 44.52 GiB, the same 48 GB board */
+    assert_rel_close(gpu(&cat, "b300")->memory_visible_bytes, 275040.0 * 1048576.0, 0);
+    assert_rel_close(g3->memory_visible_bytes, 278.0 * 1073741824.0, 0);
+    assert_rel_close(gpu(&cat, "l20")->memory_visible_bytes, gpu(&cat, "l40s")->memory_visible_bytes, 0);
+    /* the RTX 5090's FP4 with FP32 accumulate is 1676 dense (whitepaper Appendix A), not halved
+     * again; CDNA4 has no TF32 matrix path (hipBLASLt emulates it) */
+    assert_rel_close(gpu(&cat, "rtx-5090")->peak_flops[LLMROOF_FP4], 1676e12, 0);
+    assert_false(gpu(&cat, "mi355x")->has_peak[LLMROOF_TF32]);
     /* default network: IB NDR 400 Gb/s for NVLink GPUs, 100 GbE for PCIe cards; domain = node */
     assert_rel_close(gpu(&cat, "h100")->net_bw_Bps, 50e9, 0);
     assert_int_equal(gpu(&cat, "h100")->domain_gpus, 8);
