@@ -205,7 +205,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->have_rate = true;
         /* vLLM's and SGLang's clients take --request-rate inf for every request at once: here
          * that is --scenario offline (a review met only the range) */
-        if (strcasecmp(arg, "inf") == 0 || strcasecmp(arg, "infinity") == 0)
+        if (strcasecmp(arg + (arg[0] == '+'), "inf") == 0 || strcasecmp(arg + (arg[0] == '+'), "infinity") == 0)
             return cli_usage_error(c, "option '--rate': 'inf' is a benchmark client's every request at once: use "
                                       "--scenario offline (with --requests N), or --concurrency N --think 0 for "
                                       "--max-concurrency N");

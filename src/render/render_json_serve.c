@@ -4,6 +4,7 @@
 #include "model/ckpt.h"
 #include "serve/launch.h"
 
+#include <string.h>
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,7 +163,8 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
     }
 }
 
-static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, const char *wl, const char *schema)
+static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, const char *wl, const char *schema,
+                       const char *swept)
 {
     static const char *const modes[] = { "closed", "rate", "trace", "offline" };
     cJSON *o = rj_new_doc(schema);
@@ -185,12 +187,11 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     cJSON_AddStringToObject(o, "mode", modes[c->mode]);
     /* the load, so that a saved result says which point it is (a review: the JSON had the mode
      * alone, where a benchmark's result file keeps its rate and concurrency); a sweep's points
-     * (no schema of their own) carry their swept value under the sweep's name instead */
-    const bool one_run = schema != NULL;
-    if (one_run && c->mode == SIM_RATE && c->rate_qps > 0)
+     * carry the value they sweep under the sweep's name instead (swept: "rate", "concurrency") */
+    if (!(swept && !strcmp(swept, "rate")) && c->mode == SIM_RATE && c->rate_qps > 0)
         cJSON_AddNumberToObject(o, "rate_qps", c->rate_qps);
     if (c->mode == SIM_CLOSED) {
-        if (one_run && c->concurrency > 0)
+        if (!(swept && !strcmp(swept, "concurrency")) && c->concurrency > 0)
             cJSON_AddNumberToObject(o, "users", (double)c->concurrency);
         cJSON *th = cJSON_AddArrayToObject(o, "think_s");
         if (th) {
@@ -299,7 +300,7 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
 
 char *render_json_sim(const struct sim_config *c, const struct sim_result *r, const char *wl)
 {
-    return rj_finish(sim_json(c, r, wl, "llmroof.simulate/1"));
+    return rj_finish(sim_json(c, r, wl, "llmroof.simulate/1", NULL));
 }
 
 /* A latency statistic scaled by a band's factor (the --range rows of the table, low and high). */
@@ -313,7 +314,7 @@ static void add_stats_scaled(cJSON *o, const char *key, const struct sim_stats *
 char *render_json_sim_range(const struct sim_config *c, const struct sim_result *r, const char *wl,
                             const struct llmroof_uncertainty *u)
 {
-    cJSON *o = sim_json(c, r, wl, "llmroof.simulate/1");
+    cJSON *o = sim_json(c, r, wl, "llmroof.simulate/1", NULL);
     /* --range: each latency's statistics times the validation residuals' low and high factors, as
      * the table's "low"/"high" rows (docs/validation.md); a metric without a band is left out */
     cJSON *rg = cJSON_AddObjectToObject(o, "range");
@@ -342,7 +343,7 @@ char *render_json_sim_range(const struct sim_config *c, const struct sim_result 
 char *render_json_sim_band(const struct sim_config *c, const struct sim_result *r, const char *wl, double band,
                            const struct sim_result *lo, const struct sim_result *hi)
 {
-    cJSON *o = sim_json(c, r, wl, "llmroof.simulate/1");
+    cJSON *o = sim_json(c, r, wl, "llmroof.simulate/1", NULL);
     cJSON *b = cJSON_AddObjectToObject(o, "capacity_band");
     cJSON_AddNumberToObject(b, "band", band);
     const struct { const char *name; const struct sim_result *x; } side[] = { { "rate_lower", lo }, { "rate_higher", hi } };
@@ -364,8 +365,13 @@ char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int 
     cJSON_AddStringToObject(o, "sweep", param);
     cJSON *arr = cJSON_AddArrayToObject(o, "points");
     for (int i = 0; i < n; i++) {
-        cJSON *p = sim_json(c, &pts[i].result, wl, NULL);
-        cJSON_AddNumberToObject(p, param, pts[i].param);
+        cJSON *p = sim_json(c, &pts[i].result, wl, NULL, param);
+        /* the swept value replaces the base run's under the same name: a budget sweep's points
+         * had carried "max_batched_tokens" twice, the base's 2048 and the point's (a review) */
+        if (cJSON_GetObjectItemCaseSensitive(p, param))
+            cJSON_ReplaceItemInObjectCaseSensitive(p, param, cJSON_CreateNumber(pts[i].param));
+        else
+            cJSON_AddNumberToObject(p, param, pts[i].param);
         cJSON_AddItemToArray(arr, p);
     }
     return rj_finish(o);

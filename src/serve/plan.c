@@ -109,7 +109,7 @@ static int fast_means(const struct plan_input *in, const struct llmroof_gpu *g, 
 }
 
 /* The users join over one cycle of a user at this load (sim_config.ramp_s): the mean pause plus a
- * request's time in the system at most, its TTFT alone plus (O - 1) x the TPOT of a batch of all
+ * request's estimated time in the system, its TTFT alone plus (O - 1) x the TPOT of a batch of all
  * the users (or the instance's sequence limit), and at most the cycle at the SLOs (the longest
  * pause, the TTFT SLO and (O - 1) x the TPOT SLO), as a deployment's users come and go at their
  * own times. Started within one pause of each other, users whose requests all have the same
@@ -121,15 +121,15 @@ static int fast_means(const struct plan_input *in, const struct llmroof_gpu *g, 
  * GPUs where random lengths take 80). The cycle at the SLOs alone over-admitted where it is far
  * longer than the real one (a 1 s TPOT SLO over 2,000-token outputs: a 2,005 s ramp that the
  * run's 8 x users requests ended within, its instance never fully loaded, 467 users an instance
- * where 221 meet the SLOs; a second review). The bound errs long (a batch of every user), which
- * dephases them all the same; --fast's own solve, tried first, cost more than a short run's
- * simulation (an A10 plan of 128-token prompts: 0.01 -> 0.39 s, 17 s under valgrind). */
+ * where 221 meet the SLOs; a second review). An estimate, not a bound (the decode estimate leaves
+ * out the prompts' chunks: 3.7 s where a 200-user loop cycles in 5.7), which dephases them all the
+ * same; --fast's own solve, tried first, cost more than a short run's simulation (an A10 plan of
+ * 128-token prompts: 0.01 -> 0.39 s, 17 s under valgrind). */
 static double plan_users_ramp_s(const struct plan_input *in, const struct llmroof_gpu *g, int code, long users)
 {
-    /* requests of several lengths leave step within a few cycles (random:2000:500 above: p90 TPOT
-     * 53.5 ms whether the users join together or over 30 s): only one length needs the ramp */
-    if (!in->sim.workload || !workload_one_length(in->sim.workload))
-        return 0.0;
+    /* every workload: nearly one length stays in step as one length does (a review: Llama-3-70B
+     * TP-4, random:1024:256:0.999 took 212 GPUs without the ramp where fixed:1024:256 took 152);
+     * a wide spread (random:2000:500 above) reads the same either way */
     double P = in->mean_prompt, O = in->mean_output, H = in->mean_held;
     if (!(P > 0 && O > 0))
         plan_mean_lengths(in->sim.workload, in->sim.seed, &P, &O, &H);
@@ -174,9 +174,22 @@ static int over_decimals(double value, double limit, int min, int *dl)
     return d;
 }
 
+/* plan_meets, with the requests its deciding run simulated (*requests_run, may be NULL: the pool,
+ * or the longer rerun of a run that met the SLOs while preempting), for the rerun command */
+static int meets_run(const struct plan_input *in, const struct llmroof_gpu *g, int tp, long users, bool *meets,
+                     double *ttft_s, double *tpot_s, enum plan_binding *fails, double *preempt_per_request,
+                     long *requests_run, struct llmroof_err *err);
+
 int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp, long users, bool *meets,
                double *ttft_s, double *tpot_s, enum plan_binding *fails, double *preempt_per_request,
                struct llmroof_err *err)
+{
+    return meets_run(in, g, tp, users, meets, ttft_s, tpot_s, fails, preempt_per_request, NULL, err);
+}
+
+static int meets_run(const struct plan_input *in, const struct llmroof_gpu *g, int tp, long users, bool *meets,
+                     double *ttft_s, double *tpot_s, enum plan_binding *fails, double *preempt_per_request,
+                     long *requests_run, struct llmroof_err *err)
 {
     if (preempt_per_request)
         *preempt_per_request = 0;
@@ -227,6 +240,8 @@ int plan_meets(const struct plan_input *in, const struct llmroof_gpu *g, int tp,
                     return rc;
             }
         }
+        if (requests_run)
+            *requests_run = c.requests;
         *ttft_s = plan_pick(&r.ttft, in->percentile);
         *tpot_s = plan_pick(&r.tpot, in->percentile);
         bool errors = r.errors > 0, refused = r.refused_busy > 0;
@@ -837,8 +852,19 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                               "over one cycle, --ramp-up), takes them as arriving at their own times.",
                          in->sim.think_max_s - in->sim.think_min_s, e2e_s);
         if (!in->fast) {
-            const long n = pool_for(b->users_per_instance);
-            const long w = USERS_WARMUP * b->users_per_instance < n / 4 ? USERS_WARMUP * b->users_per_instance : n / 4;
+            /* the run that decided the row: the pool, or its longer rerun where it preempted (a
+             * review: the printed -n 1800 read p90 TTFT 1,319 ms where the row's 9,000 read 2,963) */
+            long n = pool_for(b->users_per_instance);
+            {
+                bool ok = false;
+                double t1 = 0, t2 = 0;
+                enum plan_binding f = PLAN_BIND_NONE;
+                struct llmroof_err e = { 0 };
+                if (meets_run(in, b->gpu, LAY(b->tp, b->mode), b->users_per_instance, &ok, &t1, &t2, &f, NULL, &n, &e))
+                    n = pool_for(b->users_per_instance);
+            }
+            const long pool = pool_for(b->users_per_instance); /* the warm-up is the pool's, kept by a rerun */
+            const long w = USERS_WARMUP * b->users_per_instance < pool / 4 ? USERS_WARMUP * b->users_per_instance : pool / 4;
             /* the whole command where the plan's options are known (plan_input.rerun_args): the row's
              * GPU and layout (its TP, and the parallelism its mode names) after them */
             char lay[240] = "";
@@ -853,11 +879,12 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
             char join[240] = "", rflag[48] = "";
             if (ramp > 0) {
                 snprintf(join, sizeof join, ", the users joining over one cycle of a user (%.2f s for the best row: the "
-                         "mean pause and a request's time in the system at a batch of every user, at most the cycle "
-                         "at the SLOs), as requests of one length would otherwise move in step,", ramp);
+                         "mean pause and a request's estimated time in the system at a batch of every user, at most "
+                         "the cycle at the SLOs), as users that start together can move in step,", ramp);
                 snprintf(rflag, sizeof rflag, " --ramp-up %.2fs", ramp);
             }
-            plan_obs_add(out, "Each user count ran %ld x users requests (at least 250, at most 40000)%s and left the first "
+            plan_obs_add(out, "Each user count ran %ld x users requests (at least 250, at most 40000; 5 times as many where "
+                              "it met the SLOs while preempting)%s and left the first "
                               "%ld x users (at most a quarter) out of its latencies; to rerun the best row: %ssimulate%s%s%s "
                               "-c %ld -n %ld%s --warmup %ld --ttft-slo %.8gms --tpot-slo %.8gms --slo-percentile p%d%s.",
                          (long)USERS_POOL, join, (long)USERS_WARMUP, whole ? "llmroof " : "", whole ? " " : "",
