@@ -278,15 +278,24 @@ function renderEstimate(e) {
   const seqBytes = m.context_len * m.kv_bytes_per_token_per_gpu + state;
   const rows = [
     ['GPU memory', fmtBytes(total)],
-    ['weights', fmtBytes(m.weights_bytes_per_gpu)],
+    // the dtypes the estimate took: "checkpoint's" weights had been fp8 for DeepSeek-V3 with fp8 said
+    // nowhere on the page (a review)
+    ['weights', fmtBytes(m.weights_bytes_per_gpu) + (e.weight_dtype ? ' (' + e.weight_dtype + ' weights, ' +
+      e.kv_dtype + ' KV cache)' : '')],
     ['workspace + reserve', fmtBytes(m.workspace_bytes_per_gpu + m.reserve_bytes_per_gpu)],
     ['KV cache capacity', fmtBytes(m.kv_capacity_bytes_per_gpu) + ' = ' + fmtInt(m.kv_capacity_tokens) + ' tokens' +
       (state > 0 ? ' of KV alone' : '')],
     ['KV per token', fmtBytes(m.kv_bytes_per_token_per_gpu) + ' per GPU'],
   ];
+  // TensorRT-LLM's and LMDeploy's fraction is the KV cache's share of the free memory, not of the
+  // visible (a review: "takes 0.9 of the 79.18 GiB" beside 6.96 GiB held back)
+  const free = m.usable_bytes_per_gpu - m.weights_bytes_per_gpu - m.workspace_bytes_per_gpu - m.reserve_bytes_per_gpu -
+    (m.drafter_bytes_per_gpu || 0);
   if (held > 0)
-    rows.splice(4, 0, ['held back', fmtBytes(held) + ' (the engine takes ' + m.mem_util + ' of the ' +
-      fmtBytes(m.visible_bytes_per_gpu) + ' the runtime reports)']);
+    rows.splice(4, 0, ['held back', fmtBytes(held) + (m.mem_util_of === 'free'
+      ? ' (the engine\'s KV cache takes ' + m.mem_util + ' of the ' + fmtBytes(free) +
+        ' that weights, workspace and reserve leave of the ' + fmtBytes(m.visible_bytes_per_gpu) + ' the runtime reports)'
+      : ' (the engine takes ' + m.mem_util + ' of the ' + fmtBytes(m.visible_bytes_per_gpu) + ' the runtime reports)')]);
   if (state > 0) rows.push(['state per sequence', fmtBytes(state) + ' per GPU (recurrent layers; any length)']);
   rows.push(['max batch at this context', fmtInt(m.max_batch) + ' sequences (' + fmtInt(m.context_len) + ' tokens each' +
       (state > 0 ? ': ' + fmtBytes(m.context_len * m.kv_bytes_per_token_per_gpu) + ' KV + ' + fmtBytes(state) +
@@ -574,7 +583,11 @@ function setStale(which, on) {
 }
 function slosText() {
   const s = readState();
-  $('plan-slos').textContent = `${s.workload}, p90 TTFT ≤ ${s.ttft_slo}, TPOT ≤ ${s.tpot_slo}; means under fast`;
+  // an SLO field left empty is not said as "TPOT ≤ " with nothing after it (a review)
+  const parts = [s.workload];
+  if (s.ttft_slo) parts.push(`p90 TTFT ≤ ${s.ttft_slo}`);
+  if (s.tpot_slo) parts.push(`TPOT ≤ ${s.tpot_slo}`);
+  $('plan-slos').textContent = parts.join(', ') + '; means under fast';
 }
 
 // ---- start ---------------------------------------------------------------------------------

@@ -54,7 +54,8 @@ llmroof_ctx *llmroof_ctx_new(const char *data_dir, char **error_msg);
 void llmroof_ctx_free(llmroof_ctx *ctx);
 
 /* Runs the command the request names, with ctx's catalog (a request that names "gpus_file" or
- * "models_file" loads its own catalog from ctx's directory plus those files).
+ * "models_file" loads its own catalog from ctx's directory plus those files; a relative file path
+ * is read from the process's working directory, as on the command line).
  *   request_json   NUL-terminated JSON object (docs/api.md lists its fields)
  *   response_json  receives the command's stdout (NUL-terminated, owned by the caller, free
  *                  with llmroof_free), or NULL when it printed nothing; may be NULL

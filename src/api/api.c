@@ -430,6 +430,41 @@ static bool lone_surrogate(const char *s)
     return lo < 0xDC00 || lo > 0xDFFF;
 }
 
+/* The length of the JSON number at p (RFC 8259 section 6: -? (0 | [1-9][0-9]*) (. [0-9]+)?
+ * ([eE] [+-]? [0-9]+)?) within its n characters: n when all of them are one. */
+static size_t json_number_len(const char *p, size_t n)
+{
+    size_t i = 0;
+    if (i < n && p[i] == '-')
+        i++;
+    if (i < n && p[i] == '0') {
+        i++;
+    } else if (i < n && p[i] >= '1' && p[i] <= '9') {
+        while (i < n && p[i] >= '0' && p[i] <= '9')
+            i++;
+    } else {
+        return i;
+    }
+    if (i < n && p[i] == '.') {
+        const size_t at = ++i;
+        while (i < n && p[i] >= '0' && p[i] <= '9')
+            i++;
+        if (i == at)
+            return at - 1;
+    }
+    if (i < n && (p[i] == 'e' || p[i] == 'E')) {
+        const size_t at = i++;
+        if (i < n && (p[i] == '+' || p[i] == '-'))
+            i++;
+        const size_t digits = i;
+        while (i < n && p[i] >= '0' && p[i] <= '9')
+            i++;
+        if (i == digits)
+            return at;
+    }
+    return i;
+}
+
 static int check_request_text(const char *text, struct req_err *e)
 {
     /* JSON text is UTF-8 (RFC 8259 section 8.1); cJSON copies any bytes through, so
@@ -497,6 +532,19 @@ static int check_request_text(const char *text, struct req_err *e)
             if (*q < '0' || *q > '9')
                 continue; /* "-Infinity": non_number_message names it */
             size_t n = strspn(p, "-+.eE0123456789");
+            /* RFC 8259 section 6's grammar, which cJSON's strtod does not hold to: "01", "1." and
+             * "8.e0" had run as 1, 1 and 8 (a review); a gateway's strict parser refuses them */
+            const size_t good = json_number_len(p, n);
+            if (good != n) {
+                int d = depth;
+                while (d > 0 && kind[d] != '{')
+                    d--;
+                return req_fail(e, LLMROOF_API_EINPUT, "field '%.*s': %.*s%s at byte %zu is not a JSON number "
+                                                       "(RFC 8259: no leading zero, digits after a '.' and in an "
+                                                       "exponent)",
+                                d > 0 && key[d] ? key_len[d] : 1, d > 0 && key[d] ? key[d] : "?",
+                                (int)(n < 40 ? n : 40), p, n > 40 ? "..." : "", (size_t)(p - text));
+            }
             /* strtod on the text in place: it stops where the number does (a JSON number ends at
              * a delimiter), so a number of any length is read; the message quotes its first 40
              * characters */

@@ -35,6 +35,7 @@
 #include "base/parse.h"
 #include "base/sbuf.h"
 #include "cli/cmd_serve.h"
+#include "render/render_json.h"
 #include "serve/workload.h"
 
 /* ---- replies -------------------------------------------------------------------------- */
@@ -60,7 +61,7 @@ static void reply_error(struct server_reply *r, int status, const char *msg)
         memcpy(m, msg, n);
         m[n] = '\0';
         if (cJSON_AddStringToObject(o, "error", m))
-            text = cJSON_PrintUnformatted(o);
+            text = rj_print(o, false, false);
     }
     free(m);
     cJSON_Delete(o);
@@ -193,7 +194,7 @@ static const struct {
     { "spec-draft-config", "reads a file the request names" },
     { "data", "reads a catalog the request names" },
     { "args", "names files (only list and show take positional arguments over HTTP)" },
-    { "format", "is always json" },
+    { "format", "is always json (\"json\" is taken)" },
     { "command", "comes from the path (/api/v1/<command>)" },
 };
 
@@ -526,7 +527,7 @@ static void roofline_svg(llmroof_ctx *ctx, cJSON *req, unsigned flags, struct se
     /* a request's own "svg": null or false passes the refusal (no option, docs/api.md): dropped
      * here, or the server's path became a key given twice and the answer a 400 (a review) */
     cJSON_DeleteItemFromObjectCaseSensitive(req, "svg");
-    if (cJSON_AddStringToObject(req, "svg", path) && (text = cJSON_PrintUnformatted(req)))
+    if (cJSON_AddStringToObject(req, "svg", path) && (text = rj_print(req, false, false)))
         rc = api_ctx_call_flags(ctx, text, NULL, &err, flags);
     free(text);
     /* its warnings and notes as every command's (a review: this path had kept a note in the 400's
@@ -693,7 +694,10 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
         /* false and null are no option (the library gives them none), so they name no file and
          * change no format: "format": null had been refused as if it asked for another format
          * ("command" is no option: the path names it, whatever its value) */
-        const bool nothing = (cJSON_IsNull(it) || cJSON_IsFalse(it)) && strcmp(k, "command") != 0;
+        const bool nothing = ((cJSON_IsNull(it) || cJSON_IsFalse(it)) && strcmp(k, "command") != 0) ||
+                             /* the format every answer has: a library request's body sent as it is
+                              * had been refused (a review) */
+                             (!strcmp(k, "format") && cJSON_IsString(it) && !strcmp(it->valuestring, "json"));
         for (size_t i = 0; i < sizeof refused / sizeof refused[0] && !catalog_args && !nothing; i++)
             if (!strcmp(k, refused[i].key)) {
                 snprintf(msg, sizeof msg, "llmroof: error: request: field '%s' %s: not over HTTP", refused[i].key,
@@ -749,7 +753,7 @@ static void route_api(llmroof_ctx *ctx, const struct server_cfg *cfg, const char
             return;
         }
     }
-    char *text = cJSON_PrintUnformatted(req);
+    char *text = rj_print(req, false, false);
     cJSON_Delete(req);
     if (!text) {
         reply_error(r, 500, "llmroof: error: out of memory");

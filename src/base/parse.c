@@ -205,10 +205,104 @@ size_t parse_json_too_deep(const char *s, size_t n, int max_depth)
 }
 
 struct key_span {
-    const char *p; /* the key's characters, inside the quotes */
+    const char *p; /* the key's characters, inside the quotes, unescaped */
     size_t len;
     size_t at;     /* offset of its opening quote */
+    bool owned;    /* p is a decoded copy (the key had a backslash), freed with the object */
 };
+
+static int hex4(const char *p, const char *end)
+{
+    if (end - p < 4)
+        return -1;
+    int v = 0;
+    for (int k = 0; k < 4; k++) {
+        const char c = p[k];
+        const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                    : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* A key's escapes decoded as a JSON parser decodes them (RFC 8259 section 7: \uXXXX, surrogate
+ * pairs, the two-character escapes) into UTF-8, so that "c\u006fmmand" and "command" compare
+ * equal (a review: the escaped spelling passed as a second key, and the request ran the command
+ * a gateway reading the last key would not see). A malformed escape is kept as written: the
+ * document is already known to parse. NULL when out of memory. */
+static char *unescape_key(const char *p, size_t len, size_t *out_len)
+{
+    char *o = malloc(len + 1), *w = o;
+    const char *end = p + len;
+    if (!o)
+        return NULL;
+    while (p < end) {
+        if (*p != '\\' || p + 1 >= end) {
+            *w++ = *p++;
+            continue;
+        }
+        const char e = p[1];
+        long cp = -1;
+        size_t used = 2;
+        switch (e) {
+        case 'b': cp = '\b'; break;
+        case 'f': cp = '\f'; break;
+        case 'n': cp = '\n'; break;
+        case 'r': cp = '\r'; break;
+        case 't': cp = '\t'; break;
+        case '"': case '\\': case '/': cp = e; break;
+        case 'u': {
+            const int hi = hex4(p + 2, end);
+            used = 6;
+            if (hi < 0)
+                break;
+            cp = hi;
+            if (hi >= 0xD800 && hi <= 0xDBFF && end - p >= 12 && p[6] == '\\' && p[7] == 'u') {
+                const int lo = hex4(p + 8, end);
+                if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                    cp = 0x10000 + (((long)hi - 0xD800) << 10) + (lo - 0xDC00);
+                    used = 12;
+                }
+            }
+            break;
+        }
+        default: break;
+        }
+        if (cp < 0) { /* kept as written */
+            *w++ = *p++;
+            continue;
+        }
+        /* UTF-8 of cp, never longer than the escape it replaces (2 bytes for 1, 6 for 3, 12 for 4) */
+        if (cp < 0x80) {
+            *w++ = (char)cp;
+        } else if (cp < 0x800) {
+            *w++ = (char)(0xC0 | cp >> 6);
+            *w++ = (char)(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            *w++ = (char)(0xE0 | cp >> 12);
+            *w++ = (char)(0x80 | (cp >> 6 & 0x3F));
+            *w++ = (char)(0x80 | (cp & 0x3F));
+        } else {
+            *w++ = (char)(0xF0 | cp >> 18);
+            *w++ = (char)(0x80 | (cp >> 12 & 0x3F));
+            *w++ = (char)(0x80 | (cp >> 6 & 0x3F));
+            *w++ = (char)(0x80 | (cp & 0x3F));
+        }
+        p += used;
+    }
+    *w = '\0';
+    *out_len = (size_t)(w - o);
+    return o;
+}
+
+static void free_keys(struct key_span *keys, size_t from, size_t to)
+{
+    for (size_t k = from; k < to; k++)
+        if (keys[k].owned)
+            free((void *)keys[k].p);
+}
 
 static int cmp_span(const void *a, const void *b)
 {
@@ -252,7 +346,17 @@ int parse_json_dup_key(const char *s, size_t n, size_t *at)
                     keys = k;
                     capkeys = cap;
                 }
-                keys[nkeys++] = (struct key_span){ s + start + 1, i - start - 1, start };
+                struct key_span ks = { s + start + 1, i - start - 1, start, false };
+                if (memchr(ks.p, '\\', ks.len)) {
+                    size_t dl = 0;
+                    char *d = unescape_key(ks.p, ks.len, &dl);
+                    if (!d) {
+                        found = -1;
+                        break;
+                    }
+                    ks = (struct key_span){ d, dl, start, true };
+                }
+                keys[nkeys++] = ks;
             }
         } else if (ch == '{' || ch == '[') {
             if (depth == capframe) {
@@ -273,6 +377,7 @@ int parse_json_dup_key(const char *s, size_t n, size_t *at)
             /* sorted by (key, offset): equal neighbours are a duplicate; report the
              * earliest second occurrence in the text */
             if (nkeys - from < 2) { /* an empty or one-key object: nothing to compare (keys may be NULL) */
+                free_keys(keys, from, nkeys);
                 nkeys = from;
                 continue;
             }
@@ -281,11 +386,13 @@ int parse_json_dup_key(const char *s, size_t n, size_t *at)
                 if (keys[k].len == keys[k - 1].len && memcmp(keys[k].p, keys[k - 1].p, keys[k].len) == 0 &&
                     keys[k].at < best)
                     best = keys[k].at;
+            free_keys(keys, from, nkeys);
             nkeys = from;
             if (best != SIZE_MAX)
                 found = 1;
         }
     }
+    free_keys(keys, 0, nkeys);
     free(keys);
     free(frame);
     if (found == 1)

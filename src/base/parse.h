@@ -34,7 +34,8 @@ long parse_line_at(const char *s, size_t off);
 size_t parse_json_too_deep(const char *s, size_t n, int max_depth);
 
 /* Finds a key that appears twice in one object of the JSON text s[0..n) (already known to
- * parse). Keys are compared as written (a key and its \u-escaped spelling count as two).
+ * parse). Keys are compared after unescaping, as a parser reads them ("c\u006fmmand" is
+ * "command").
  * Returns 1 and the offset of the second occurrence's opening quote in *at, 0 when every key
  * is unique, -1 when out of memory. O(n log n): one sorted key list per open object. */
 int parse_json_dup_key(const char *s, size_t n, size_t *at);

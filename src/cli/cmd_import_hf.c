@@ -62,7 +62,7 @@ static int modelopt_sibling(struct cli *c, const char *file, char **text, size_t
     cJSON *qc = cJSON_AddObjectToObject(cfg, "quantization_config");
     cJSON_AddStringToObject(qc, "quant_method", "modelopt");
     cJSON_AddItemToObject(qc, "quantization", cJSON_Duplicate(quant, true));
-    char *merged = cJSON_PrintUnformatted(cfg);
+    char *merged = rj_print(cfg, false, false);
     cJSON_Delete(hq);
     cJSON_Delete(cfg);
     if (!merged)

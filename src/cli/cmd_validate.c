@@ -1118,7 +1118,7 @@ int cmd_validate(struct cli *c, int argc, char **argv)
                 cJSON_AddItemToObject(doc, "serving", srv_json);
                 srv_json = NULL;
             }
-            char *p = cJSON_Print(doc);
+            char *p = rj_print(doc, true, false);
             if (p) {
                 sbuf_append(&c->out, p);
                 sbuf_append(&c->out, "\n");

@@ -453,6 +453,7 @@ int memory_eval_layout(const struct llmroof_model *m, const struct llmroof_gpu *
     }
     out->mem_util = util;
     out->usable_bytes = o->util_of_free ? out->visible_bytes : out->visible_bytes * util;
+    out->util_of_free = o->util_of_free;
     out->weights_bytes_per_gpu = memory_weights_layout(m, &sh, dt);
     {
         double tot = 0;

@@ -50,6 +50,8 @@ struct llmroof_memory {
     double visible_bytes;             /* what the runtime reports of it (catalog memory_visible_bytes) */
     double mem_util;                  /* the fraction taken: mem_opts', or util_engine's for this layout */
     double usable_bytes;              /* visible * mem_util, as vLLM and SGLang take it (util_of_free: visible) */
+    bool util_of_free;                /* mem_util is the KV cache's share of the free memory (TensorRT-LLM,
+                                         LMDeploy: mem_opts util_of_free), not of the visible memory */
     double weights_bytes_per_gpu;     /* this rank's weight shard */
     double drafter_bytes_per_gpu;     /* a speculative drafter's weights beside it (mem_opts) */
     double weights_bytes_total;       /* all ranks' weights (replicas counted) */

@@ -12,23 +12,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* cJSON_Print output followed by a newline; frees the tree. */
-char *rj_finish(cJSON *root)
+/* o printed (indented or on one line), optionally with a newline, in a buffer of our own malloc:
+ * cJSON's buffers come from the allocator of cJSON_InitHooks, which a host program embedding the
+ * library may have replaced for the whole process, so one is never realloc'ed nor free()d here
+ * (a review: a host's hooks with a header made rj_finish's realloc abort). */
+char *rj_print(const cJSON *o, bool formatted, bool newline)
 {
-    if (!root)
-        return NULL;
-    char *s = cJSON_Print(root);
-    cJSON_Delete(root);
+    char *s = o ? (formatted ? cJSON_Print(o) : cJSON_PrintUnformatted(o)) : NULL;
     if (!s)
         return NULL;
     size_t n = strlen(s);
-    char *r = realloc(s, n + 2);
-    if (!r) {
-        free(s);
-        return NULL;
+    char *r = malloc(n + 2);
+    if (r) {
+        memcpy(r, s, n);
+        if (newline)
+            r[n++] = '\n';
+        r[n] = '\0';
     }
-    r[n] = '\n';
-    r[n + 1] = '\0';
+    cJSON_free(s);
+    return r;
+}
+
+/* cJSON_Print output followed by a newline; frees the tree. */
+char *rj_finish(cJSON *root)
+{
+    char *r = rj_print(root, true, true);
+    cJSON_Delete(root);
     return r;
 }
 
@@ -235,6 +244,8 @@ static void add_memory_fields(cJSON *o, const struct llmroof_memory *mem)
     cJSON_AddNumberToObject(o, "gpu_memory_bytes", mem->gpu_memory_bytes);
     cJSON_AddNumberToObject(o, "visible_bytes_per_gpu", mem->visible_bytes);
     cJSON_AddNumberToObject(o, "mem_util", mem->mem_util);
+    if (mem->util_of_free) /* TensorRT-LLM, LMDeploy: a share of what weights, workspace and reserve leave */
+        cJSON_AddStringToObject(o, "mem_util_of", "free");
     /* whole bytes: usable memory is mem_util x visible, a fraction of a byte as the engines
      * compute it (vLLM: total x gpu_memory_utilization); the KV blocks are counted from the exact
      * figure, these two are printed floored, so usable - weights - workspace - reserve is still

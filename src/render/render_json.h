@@ -35,6 +35,12 @@ void rjdoc_bool(struct rjdoc *d, const char *key, bool value);
 void rjdoc_drift(struct rjdoc *d, long line, const struct sweep_row *row, const char *field, bool numeric,
                  double baseline, double now, const char *baseline_text, const char *now_text);
 char *rjdoc_finish(struct rjdoc *d);
+
+/* o as JSON text (indented or on one line, with a newline or not) in a buffer the caller frees
+ * with free(); NULL when out of memory. Every cJSON_Print of the library goes through it: cJSON's
+ * own buffers belong to the allocator a host may have set with cJSON_InitHooks. */
+struct cJSON;
+char *rj_print(const struct cJSON *o, bool formatted, bool newline);
 void rjdoc_free(struct rjdoc *d);
 
 /* {"models": [entry]} in the catalog schema: what --models-file accepts. */

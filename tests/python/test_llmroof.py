@@ -202,6 +202,18 @@ class Errors(unittest.TestCase):
         self.assertEqual(got["prompt_len"], 4096)
         self.assertTrue(any(issubclass(x.category, llmroof.LlmroofWarning) and "4608 tokens" in str(x.message)
                             for x in w), [str(x.message) for x in w])
+        # the warning names the caller's line, through a module function, a Context method and
+        # call_text alike (a review: a fixed stacklevel named llmroof/__init__.py)
+        with llmroof.Context() as ctx:
+            for fn in (lambda: llmroof.estimate(model="llama-2-7b", gpu="a100", prompt=4096, output=512),
+                       lambda: ctx.estimate(model="llama-2-7b", gpu="a100", prompt=4096, output=512),
+                       lambda: ctx.call_text("estimate", model="llama-2-7b", gpu="a100", prompt=4096, output=512)):
+                with warnings.catch_warnings(record=True) as w:
+                    warnings.simplefilter("always")
+                    fn()
+                self.assertTrue(w)
+                self.assertEqual({os.path.basename(x.filename) for x in w}, {"test_llmroof.py"},
+                                 [x.filename for x in w])
 
     def test_a_note_before_an_error_is_a_warning(self):
         # a review: the note "model ... taken as llama-3.1-70b" led the message of an unknown GPU

@@ -338,6 +338,83 @@ static void a_key_given_twice_should_be_refused(void **state)
                    "request: a key is given twice (byte 22)");
     expect_refused(state, "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":2,\"batch\":null}",
                    "request: a key is given twice");
+    /* a key and its escaped spelling are one key (a review: "c\u006fmmand" beside "command" ran
+     * memory, which a gateway reading the last key would not see) */
+    expect_refused(state, "{\"c\\u006fmmand\":\"memory\",\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\"}",
+                   "request: a key is given twice (byte 25)");
+    expect_refused(state, "{\"command\":\"show\",\"args\":[],\"\\u0061rgs\":[\"x\"]}", "request: a key is given twice");
+}
+
+/* Numbers as RFC 8259 writes them: a leading zero, a '.' without digits after it or an exponent
+ * without digits are not JSON (cJSON's strtod had read "01", "1." and "8.e0" as 1, 1 and 8: a
+ * review). Byte 64: the text before "batch"'s value, counted in bad_values_and_options. */
+static void numbers_outside_the_json_grammar_should_be_refused(void **state)
+{
+    static const char *const bad[] = { "01", "1.", "8.e0", "-01", "1.5e", "1e+", "00" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char req[256], needle[128];
+        snprintf(req, sizeof req, "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":%s}",
+                 bad[i]);
+        snprintf(needle, sizeof needle, "request: field 'batch': %s at byte 64 is not a JSON number", bad[i]);
+        expect_refused(state, req, needle);
+    }
+    static const char *const good[] = { "8", "8e0", "8E+0", "8.0", "80e-1", "0.8e1" };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        char req[256], *resp = NULL, *msg = NULL;
+        snprintf(req, sizeof req, "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":%s}",
+                 good[i]);
+        assert_int_equal(llmroof_ctx_call(ctx_of(state), req, &resp, &msg), LLMROOF_API_OK);
+        assert_non_null(strstr(resp, "\"batch\":\t8,"));
+        llmroof_free(resp);
+        llmroof_free(msg);
+    }
+}
+
+/* A host program that sets cJSON's allocator for the whole process (cJSON_InitHooks) gets
+ * answers as any other: the library had realloc'ed and free()d cJSON_Print's buffer, which a
+ * hook's allocator with a header made abort (a review). Every byte the hooks hand out here
+ * carries a 16-byte header; a free() of it, or a realloc, would be an invalid pointer. */
+static size_t hook_live;
+static void *hook_malloc(size_t n)
+{
+    unsigned char *p = malloc(n + 16);
+    if (!p)
+        return NULL;
+    hook_live++;
+    memcpy(p, "llmroof-hook-hdr", 16);
+    return p + 16;
+}
+static void hook_free(void *q)
+{
+    if (!q)
+        return;
+    unsigned char *p = (unsigned char *)q - 16;
+    assert_memory_equal(p, "llmroof-hook-hdr", 16);
+    hook_live--;
+    free(p);
+}
+
+static void a_hosts_cjson_allocator_should_not_break_a_call(void **state)
+{
+    cJSON_Hooks hooks = { hook_malloc, hook_free };
+    cJSON_InitHooks(&hooks);
+    static const char *const reqs[] = {
+        "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":8}",
+        "{\"command\":\"memory\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\"}",
+        "{\"command\":\"validate\",\"format\":\"json\",\"quiet\":true}",
+    };
+    for (size_t i = 0; i < sizeof reqs / sizeof reqs[0]; i++) {
+        char *resp = NULL, *msg = NULL;
+        const int rc = llmroof_ctx_call(ctx_of(state), reqs[i], &resp, &msg);
+        if (rc != LLMROOF_API_OK || !resp) {
+            print_error("%s: rc %d: %s\n", reqs[i], rc, msg ? msg : "");
+            fail();
+        }
+        llmroof_free(resp);
+        llmroof_free(msg);
+    }
+    cJSON_InitHooks(NULL);
+    assert_int_equal(hook_live, 0); /* everything cJSON handed out through the hooks went back through them */
 }
 
 /* A lone UTF-16 surrogate escape is refused naming its field (cJSON had said only "invalid JSON at
@@ -955,6 +1032,8 @@ int main(void)
         cmocka_unit_test(estimate_should_equal_the_cli_json),
         cmocka_unit_test(a_host_function_named_as_a_module_function_should_not_replace_it),
         cmocka_unit_test(a_lone_surrogate_should_name_its_field),
+        cmocka_unit_test(numbers_outside_the_json_grammar_should_be_refused),
+        cmocka_unit_test(a_hosts_cjson_allocator_should_not_break_a_call),
         cmocka_unit_test(a_speculative_plan_should_equal_the_cli_json),
         cmocka_unit_test(memory_options_should_translate_like_the_command_line),
         cmocka_unit_test(sweep_without_format_should_answer_json_lines),

@@ -138,6 +138,16 @@ static void duplicate_keys_are_found_per_object_with_their_offset(void **state)
     assert_int_equal(dup_at("{\"a\":1,\"b\":{\"a\":2}}"), SIZE_MAX);
     /* a string value that looks like a key, and keys with escaped quotes */
     assert_int_equal(dup_at("{\"a\":\"a\",\"x\\\"y\":1,\"x\\\"z\":2}"), SIZE_MAX);
+    /* keys compared as a parser reads them (a review: "c\u006fmmand" beside "command" passed):
+     * {"command":1, is 13 bytes, {"c\u006fmmand":1, 18 */
+    assert_int_equal(dup_at("{\"command\":1,\"c\\u006fmmand\":2}"), 13);
+    assert_int_equal(dup_at("{\"c\\u006fmmand\":1,\"command\":2}"), 18);
+    /* a surrogate pair is the character it encodes: U+1F600 as \ud83d\ude00 and as UTF-8 */
+    assert_int_equal(dup_at("{\"\xF0\x9F\x98\x80\":1,\"\\ud83d\\ude00\":2}"), 10);
+    /* the two-character escapes: "a\/b" is "a/b", "\t" a tab; "a\\b" (backslash) is not "ab" */
+    assert_int_equal(dup_at("{\"a/b\":1,\"a\\/b\":2}"), 9);
+    assert_int_equal(dup_at("{\"\t\":1,\"\\t\":2}"), 7);
+    assert_int_equal(dup_at("{\"ab\":1,\"a\\\\b\":2}"), SIZE_MAX);
     /* the outer "k" repeats after a nested one: {"k":1,"j":[{"k":2}], is 21 bytes */
     assert_int_equal(dup_at("{\"k\":1,\"j\":[{\"k\":2}],\"k\":3}"), 21);
 }
