@@ -476,7 +476,7 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
     if ((rc = hf_int(fname, doc, k_kv, false, kv_default, 1, 65536, &m->kv_heads, err)))
         goto out;
     if (mla) {
-        /* MLA: num_key_value_heads is nominal (= heads); the cache is the latent (models.md M11) */
+        /* MLA: num_key_value_heads is nominal (= heads); the cache is the latent (DeepSeek-V2 paper, section 2.1) */
         m->kv_heads = m->heads;
         if ((rc = hf_int(fname, doc, k_q_lora, false, 0, 0, 1048576, &m->q_lora_rank, err)) ||
             (rc = hf_int(fname, doc, k_kv_lora, true, 0, 1, 1048576, &m->kv_lora_rank, err)) ||

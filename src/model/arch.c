@@ -9,10 +9,12 @@
  *              kv: h*(r_kv+p) + r_kv + r_kv*H*(n+v);  o: H*v*h
  *   MLP        gated 3*h*I, plain 2*h*I, plus biases (gated 2*I + h, plain I + h);
  *   MoE        on arch_moe_layers() layers: experts * (MLP of width I_e) + a router of
- *              h*experts + shared experts of width I_e; the other layers are dense (I);
+ *              h*experts (+ experts with a bias) + shared experts of width I_e; the other
+ *              layers are dense (I);
  *   norms      h per RMSNorm, 2h per LayerNorm; arch_norms_per_layer() per layer.
  * Model: layers * layer + embedding V*h (+ learned positions) + LM head V*h unless tied
- * + final norm. This matches ../shared/reference/models.md sections 4-6. */
+ * + final norm; gpt-oss adds a sink logit per head and a bias of E to each router. These match
+ * the shapes of each model's HuggingFace modeling code (docs/sources.md, "Models"). */
 #include "model/arch.h"
 
 #include "model/layers.h"
@@ -87,6 +89,8 @@ static double attn_layer_params(const struct llmroof_model *m)
         attn += h;
     if (m->qk_norm)
         attn += 2.0 * (double)m->head_dim;
+    if (m->attention_sinks)
+        attn += H; /* gpt-oss: one learned sink logit per head */
     return attn;
 }
 
@@ -104,7 +108,8 @@ struct llmroof_params arch_params(const struct llmroof_model *m)
         double expert = 0, moe_total = 0, moe_active = 0;
         if (c.moe > 0) {
             expert = mlp_params(m, (double)m->moe_intermediate);
-            const double shared = (double)m->moe_shared * expert, router = h * (double)m->moe_experts;
+            const double shared = (double)m->moe_shared * expert,
+                         router = (h + (m->mlp_bias ? 1.0 : 0.0)) * (double)m->moe_experts;
             moe_total = (double)m->moe_experts * expert + shared + router;
             moe_active = (double)m->moe_top_k * expert + shared + router;
             p.experts = c.moe * (double)m->moe_experts * expert;
@@ -124,7 +129,7 @@ struct llmroof_params arch_params(const struct llmroof_model *m)
     if (Lm > 0) {
         double expert = mlp_params(m, (double)m->moe_intermediate);
         double shared = (double)m->moe_shared * expert;
-        double router = h * (double)m->moe_experts;
+        double router = (h + (m->mlp_bias ? 1.0 : 0.0)) * (double)m->moe_experts; /* gpt-oss's router has a bias */
         moe_total = (double)m->moe_experts * expert + shared + router;
         moe_active = (double)m->moe_top_k * expert + shared + router;
         p.experts = Lm * (double)m->moe_experts * expert;

@@ -112,6 +112,8 @@ static void layer_weights(const struct llmroof_model *m, const struct llmroof_sh
     }
     if (m->o_bias)
         a += h;                                     /* replicated */
+    if (m->attention_sinks)
+        a += Hq;                                    /* gpt-oss: one sink logit per head */
     a += arch_norms_per_layer(m) * norm_w;
     *attn = a;
 
@@ -123,8 +125,10 @@ static void layer_weights(const struct llmroof_model *m, const struct llmroof_sh
         const double E = (double)m->moe_experts;
         const double Ie = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank; /* whole experts under EP */
         const double local = sh->ep > 1 ? E / (double)sh->ep : E;
-        *moe_e = local * (nmat * h * Ie + (m->mlp_bias ? (nmat - 1.0) * Ie + h : 0.0));
-        *moe_w = x.shared + h * E;                    /* shared experts + router */
+        *moe_e = local * nmat * h * Ie;
+        /* shared experts + router, and the routed experts' biases: 16-bit beside MXFP4 weights
+         * (gpt-oss ships them bf16; a review found them priced at 4.25 bits, 58 MB short) */
+        *moe_w = x.shared + h * E + (m->mlp_bias ? local * ((nmat - 1.0) * Ie + h) + E : 0.0); /* + the router's bias */
     }
 }
 

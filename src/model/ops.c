@@ -134,8 +134,8 @@ int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, 
         out->kv_replicated = true;
     }
     out->intermediate_per_rank = (double)m->intermediate / tp;
-    out->moe_intermediate_per_rank = (double)m->moe_intermediate / tp;
-    out->shared_intermediate_per_rank = out->moe_intermediate_per_rank;
+    out->shared_intermediate_per_rank = (double)m->moe_intermediate / tp;
+    out->moe_intermediate_per_rank = ops_expert_width_rank(m, (double)m->moe_intermediate, tp);
     out->vocab_per_rank = (double)m->vocab / tp;
     out->lm_vocab_per_rank = out->vocab_per_rank;
     out->few = ops_few_rule_flops(m);

@@ -9,7 +9,9 @@
 #ifndef LLMROOF_OPS_H
 #define LLMROOF_OPS_H
 
+#include <math.h>
 #include <stdbool.h>
+#include <string.h>
 
 #include "data/catalog.h"
 #include "base/dtype.h"
@@ -372,6 +374,20 @@ static inline double ops_module_weight_bytes(const struct llmroof_model *m, cons
 {
     return ops_ckpt_quantized(m, dt, module) ? m->ckpt_bits / 8.0 : ops_weight_bytes(dt);
 }
+/* One routed expert's width on a rank that holds 1/n of it: width / n, but for MXFP4 experts
+ * (gpt-oss) rounded up to a multiple of 64, twice the format's block of 32: vLLM's and SGLang's
+ * Mxfp4MoEMethod.create_weights pad intermediate_size_per_partition so (CUDA's default backends),
+ * and the kernels stream and multiply the padding. gpt-oss-120b at TP 8: 2880 / 8 = 360 -> 384
+ * (+6.7%), TP 4: 720 -> 768, TP 2: 1440 -> 1472, TP 1 and whole experts under EP: 2880 (45 x 64).
+ * (FlashInfer's Blackwell MXFP4 kernels pad to 256 and the hidden size too: not modelled.) */
+static inline double ops_expert_width_rank(const struct llmroof_model *m, double width, int n)
+{
+    const double w = width / (double)n;
+    if (m->ckpt_expert_bits > 0 && strcmp(m->ckpt_format, "mxfp4") == 0 && n > 1)
+        return ceil(w / 64.0) * 64.0;
+    return w;
+}
+
 /* Bytes per stored routed-expert weight: a checkpoint that ships its experts narrower than the
  * weight dtype (gpt-oss: MXFP4 experts, 4.25 bits with the e8m0 scale per 32; NVFP4 DeepSeek-R1:
  * 4.5 bits with the e4m3 scale per 16) keeps them so, as vLLM and SGLang serve them; otherwise

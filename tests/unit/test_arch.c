@@ -40,7 +40,7 @@ static void every_model_matches_its_published_count(void **state)
         const struct llmroof_model *m = &cat.models[i];
         assert_true(m->has_params_published);
         /* Falcon-40B's only published figure is its nominal name "40B"; its shapes give
-         * 41.3B (tied) or 41.8B (untied), so it is held to 5%, not 2% (models.md M9). */
+         * 41.3B (tied) or 41.8B (untied), so it is held to 5%, not 2% (the shapes of its config). */
         double tol = strcmp(m->id, "falcon-40b") == 0 ? 0.05 : 0.02;
         /* Kimi-K2's card says "1 trillion": the shapes give 1.026T */
         if (strcmp(m->id, "kimi-k2") == 0)
@@ -66,7 +66,7 @@ static void every_model_matches_its_published_count(void **state)
 
 static void reference_sheet_counts_are_reproduced(void **state)
 {
-    /* ../shared/reference/models.md section 5, "computed" column */
+    /* each model's parameter count from its config shapes (docs/sources.md, "Models") */
     static const struct { const char *id; double billions; } ref[] = {
         { "llama-30b", 32.529 }, { "llama-65b", 65.286 }, { "llama-2-70b", 68.977 }, { "llama-3-8b", 8.030 },
         { "llama-3-70b", 70.554 }, { "llama-3.1-405b", 405.853 }, { "mistral-7b", 7.242 },
@@ -84,7 +84,7 @@ static void kv_elements_per_token(void **state)
 {
     struct llmroof_catalog cat;
     load_shipped(&cat);
-    /* 2 * layers * kv_heads * head_dim (models.md section 6) */
+    /* 2 * layers * kv_heads * head_dim (docs/model.md, "KV cache") */
     assert_rel_close(arch_kv_elems_per_token(model(&cat, "llama-2-7b")), 2.0 * 32 * 32 * 128, 0);   /* 262,144 */
     assert_rel_close(arch_kv_elems_per_token(model(&cat, "llama-2-70b")), 2.0 * 80 * 8 * 128, 0);   /* 163,840 */
     assert_rel_close(arch_kv_elems_per_token(model(&cat, "falcon-40b")), 2.0 * 60 * 8 * 64, 0);     /* 61,440 */
@@ -122,7 +122,7 @@ static void deepseek_v3_parameters_by_hand(void **state)
     assert_rel_close(p.mlp, 656569532416.0 + 1189085184.0, 0);
     /* norms (61*2 + 1)*7168 = 881,664; embedding = head = 129280*7168 = 926,679,040.
      * total = 11,413,547,008 + 657,758,617,600 + 881,664 + 2*926,679,040 = 671,026,404,352
-     * (models.md section 5: 671.026B) against the published 671B: +0.004% */
+     * (the config shapes: 671.026B) against the published 671B: +0.004% */
     assert_rel_close(p.total, 671026404352.0, 0);
     assert_rel_close(p.total, 671e9, 0.01);
     /* active: 8 routed + 1 shared per MoE layer: total - 58*248*44,040,192 = 37,552,282,624.

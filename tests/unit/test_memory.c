@@ -413,6 +413,43 @@ static void dp_attention_sizes_the_workspace_per_replica(void **state)
     catalog_free(&cat);
 }
 
+/* gpt-oss-120b as it ships (bf16, MXFP4 experts at 4.25 bits), by hand from its config (a review):
+ * the routed experts' weights 128 x 36 layers x 3 x 2,880 x 2,880 = 114,661,785,600 at 0.53125 B
+ * = 60,914,073,600 B; the other 116,829,156,672 - 114,661,785,600 = 2,167,371,072 parameters at
+ * 2 B = 4,334,742,144 B, among them the experts' biases (128 x 36 x (2 x 2,880 + 2,880)), the
+ * router's (128 x 36) and the sinks (64 x 36), which ship bf16 (they had been priced as MXFP4
+ * weights, and the sinks and router biases left out: 58.5 MB short): 65,248,815,744 B.
+ * Under TP the experts' width pads to a multiple of 64 (ops_expert_width_rank): 2,880 / 8 = 360
+ * -> 384 a rank, so a GPU of 8 holds 128 x 36 x 3 x 2,880 x 384 = 15,288,238,080 expert weights
+ * x 0.53125 = 8,121,876,480 B (7,614,259,200 unpadded), and at 2 B: a layer's attention (8 of the
+ * 64 query heads and 1 of the 8 K/V heads of 64: q 2,880 x 512 + k/v 2 x 2,880 x 64 + their
+ * biases 640 + o 512 x 2,880 + its bias 2,880 + 8 sinks + 2 norms of 2,880 = 3,327,048), its
+ * router and bias 368,768 and its experts' biases 128 x (2 x 384 + 2,880) = 466,944, x 36 layers
+ * = 149,859,360; the embedding and the head a vocabulary shard each, 2 x 25,136 x 2,880 =
+ * 144,783,360, and the final norm 2,880: 294,645,600 x 2 = 589,291,200 B. 8,711,167,680 B a GPU.
+ * A model without MXFP4 experts divides exactly. */
+static void gpt_oss_weights_by_hand_and_its_padded_expert_slices(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_model *oss = model(&cat, "gpt-oss-120b");
+    const struct llmroof_memory m1 = eval(&cat, "gpt-oss-120b", "h100", 1, LLMROOF_BF16, LLMROOF_FP16, 2048, theoretical());
+    assert_rel_close(m1.weights_bytes_per_gpu, 65248815744.0, 1e-15);
+    static const struct { int tp; double width; } pads[] = { { 1, 2880 }, { 2, 1472 }, { 4, 768 }, { 8, 384 } };
+    struct llmroof_err err = { 0 };
+    for (size_t i = 0; i < sizeof pads / sizeof pads[0]; i++) {
+        struct llmroof_shard sh;
+        assert_int_equal(ops_shard(oss, pads[i].tp, &sh, &err), 0);
+        assert_rel_close(sh.moe_intermediate_per_rank, pads[i].width, 0);
+    }
+    const struct llmroof_memory m8 = eval(&cat, "gpt-oss-120b", "h100", 8, LLMROOF_BF16, LLMROOF_FP16, 2048, theoretical());
+    assert_rel_close(m8.weights_bytes_per_gpu, 8711167680.0, 1e-15);
+    struct llmroof_shard q8;
+    assert_int_equal(ops_shard(model(&cat, "qwen3-30b-a3b"), 8, &q8, &err), 0);
+    assert_rel_close(q8.moe_intermediate_per_rank, 96.0, 0); /* 768 / 8, bf16 experts: no padding */
+    catalog_free(&cat);
+}
+
 /* An EAGLE head is one full-attention layer: it caches every token whatever the target's windows.
  * gpt-oss-120b (36 layers, half of them windowed at 128; 8 K/V heads of 64 at 16 bits: 2,048 B a
  * layer a token) at 2,048 tokens: the target's per-token figure is its layers' held mean,
@@ -929,6 +966,7 @@ int main(void)
         cmocka_unit_test(max_batch_never_decreases_with_tp_or_mem_util),
         cmocka_unit_test(dp_attention_sizes_the_workspace_per_replica),
         cmocka_unit_test(an_eagle_head_caches_a_full_layer_beside_windowed_layers),
+        cmocka_unit_test(gpt_oss_weights_by_hand_and_its_padded_expert_slices),
         cmocka_unit_test(an_mtp_head_under_pp_caches_one_layer_of_its_stage),
         cmocka_unit_test(an_eagle_head_of_a_moe_target_holds_a_dense_mlp),
         cmocka_unit_test(speculation_keeps_a_recurrent_state_per_draft_position),
