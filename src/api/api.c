@@ -824,6 +824,13 @@ static int run_captured(const char *data_dir, const struct llmroof_catalog *cat,
         obuf = NULL;
         olen = 0;
     }
+    if (rc != LLMROOF_API_OK && elen == 0) {
+        /* every refusal and failure says why; a command that stopped without a word ran out of
+         * memory (a render's NULL, rj_add.h): said, so a caller never gets a bare status 1 */
+        free(ebuf);
+        ebuf = dup_str("llmroof: error: out of memory (the command stopped without its answer)\n");
+        elen = ebuf ? strlen(ebuf) : 0;
+    }
     set_out(response_json, take_text(obuf, olen));
     set_out(error_msg, take_text(ebuf, elen));
     return rc;

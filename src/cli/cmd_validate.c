@@ -13,6 +13,7 @@
 #include "fit/servval.h"
 #include "fit/opval.h"
 #include "render/render_json.h"
+#include "render/rj_add.h"
 #include "render/render_validate.h"
 
 enum { OPT_BY = 1, OPT_MAP, OPT_SVG, OPT_UNC, OPT_MAXDEC, OPT_MAXPRE, OPT_FIT, OPT_FIT_ALL, OPT_FIT_GPUS, OPT_FIT_ENGINES,
@@ -442,10 +443,10 @@ static bool first_seen(char (*seen)[VAL_TEXT], size_t *ns, const char *k)
 static void cv_group_json(cJSON *arr, const char *by, const char *group, struct val_stats s)
 {
     cJSON *r = cJSON_CreateObject();
-    cJSON_AddStringToObject(r, "by", by);
-    cJSON_AddStringToObject(r, "group", group);
+    rj_str(r, "by", by);
+    rj_str(r, "group", group);
     render_json_add_stats(r, s, "median_abs_error", "p90_abs_error");
-    cJSON_AddItemToArray(arr, r);
+    rj_push(arr, r);
 }
 
 /* The held-out summary: a table (text, md, csv), or with jcv (--format json) the same groups as
@@ -456,9 +457,9 @@ static void cv_summary(struct cli *c, const char *file, struct val_case *cases, 
     static const char *const dim_names[CV_NDIMS] = { "class", "source", "gpu family", "batch", "engine", "load" };
     cJSON *jg = NULL;
     if (jcv) {
-        cJSON_AddStringToObject(jcv, "by", by == VAL_CV_GPU ? "gpu" : "source");
-        cJSON_AddNumberToObject(jcv, "folds", rep->folds);
-        jg = cJSON_AddArrayToObject(jcv, "groups");
+        rj_str(jcv, "by", by == VAL_CV_GPU ? "gpu" : "source");
+        rj_num(jcv, "folds", rep->folds);
+        jg = rj_arr(jcv, "groups");
     }
     struct table t;
     char title[256];
@@ -500,7 +501,7 @@ static void cv_summary(struct cli *c, const char *file, struct val_case *cases, 
     }
     free(seen);
     if (jcv) {
-        cJSON_AddStringToObject(jcv, "bounds", rep->bounds[0] ? rep->bounds : "none");
+        rj_str(jcv, "bounds", rep->bounds[0] ? rep->bounds : "none");
         table_free(&t);
         return;
     }
@@ -750,7 +751,7 @@ static void summary_row(struct table *t, cJSON *jsum, const char *name, struct v
     table_str(t, name);
     table_val_stats(t, s);
     if (jsum) {
-        render_json_add_stats(cJSON_AddObjectToObject(jsum, name), s, "median_abs", "p90_abs");
+        render_json_add_stats(rj_obj(jsum, name), s, "median_abs", "p90_abs");
     }
 }
 
@@ -795,11 +796,11 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
     table_col(&t, "error_pct", 1);
     cJSON *o = c->format == TABLE_JSON ? cJSON_CreateObject() : NULL, *jr = NULL, *js = NULL;
     if (o) {
-        cJSON_AddStringToObject(o, "file", file);
-        cJSON_AddStringToObject(o, "map", map_file);
-        cJSON_AddStringToObject(o, "predictions", held_out ? "held out by publication" : "in sample");
-        jr = cJSON_AddArrayToObject(o, "rows");
-        js = cJSON_AddArrayToObject(o, "skipped");
+        rj_str(o, "file", file);
+        rj_str(o, "map", map_file);
+        rj_str(o, "predictions", held_out ? "held out by publication" : "in sample");
+        jr = rj_arr(o, "rows");
+        js = rj_arr(o, "skipped");
     }
     long skipped = 0;
     for (size_t i = 0; i < n; i++) {
@@ -808,9 +809,9 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
             skipped++;
             if (js) {
                 cJSON *r = cJSON_CreateObject();
-                cJSON_AddStringToObject(r, "id", k->id);
-                cJSON_AddStringToObject(r, "reason", k->reason);
-                cJSON_AddItemToArray(js, r);
+                rj_str(r, "id", k->id);
+                rj_str(r, "reason", k->reason);
+                rj_push(js, r);
             }
             continue;
         }
@@ -830,20 +831,20 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
         table_num(&t, 100 * k->err);
         if (jr) {
             cJSON *r = cJSON_CreateObject();
-            cJSON_AddStringToObject(r, "id", k->id);
-            cJSON_AddStringToObject(r, "class", srv_class_name(srv_metric_class(k->metric)));
-            cJSON_AddStringToObject(r, "load", srv_load_name(k->load));
-            cJSON_AddStringToObject(r, "model", k->model->id);
-            cJSON_AddStringToObject(r, "gpu", k->gpu->id);
-            cJSON_AddStringToObject(r, "engine", k->engine ? k->engine->id : "");
-            cJSON_AddStringToObject(r, "metric", k->metric_text);
-            cJSON_AddStringToObject(r, "compared", cmp);
-            cJSON_AddNumberToObject(r, "measured", k->measured);
-            cJSON_AddNumberToObject(r, "predicted", k->predicted);
-            cJSON_AddNumberToObject(r, "error", k->err);
+            rj_str(r, "id", k->id);
+            rj_str(r, "class", srv_class_name(srv_metric_class(k->metric)));
+            rj_str(r, "load", srv_load_name(k->load));
+            rj_str(r, "model", k->model->id);
+            rj_str(r, "gpu", k->gpu->id);
+            rj_str(r, "engine", k->engine ? k->engine->id : "");
+            rj_str(r, "metric", k->metric_text);
+            rj_str(r, "compared", cmp);
+            rj_num(r, "measured", k->measured);
+            rj_num(r, "predicted", k->predicted);
+            rj_num(r, "error", k->err);
             if (k->note[0])
-                cJSON_AddStringToObject(r, "assumptions", k->note);
-            cJSON_AddItemToArray(jr, r);
+                rj_str(r, "assumptions", k->note);
+            rj_push(jr, r);
         }
     }
     if (cli_prose(c))
@@ -862,7 +863,7 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
     table_col(&t, "median_abs_pct", 1);
     table_col(&t, "p90_abs_pct", 1);
     table_col(&t, "bias_pct", 1);
-    cJSON *jsum = o ? cJSON_AddObjectToObject(o, "summary") : NULL;
+    cJSON *jsum = o ? rj_obj(o, "summary") : NULL;
     for (int g = -1; g < SRV_CLASS_COUNT + SRV_LOAD_COUNT; g++) {
         int cls = g >= 0 && g < SRV_CLASS_COUNT ? g : -1, load = g >= SRV_CLASS_COUNT ? g - SRV_CLASS_COUNT : -1;
         struct val_stats s = srv_stats(cases, n, cls, load);
@@ -1111,11 +1112,11 @@ int cmd_validate(struct cli *c, int argc, char **argv)
         if (doc) {
             /* the rows' predictions are held out by this, or in sample where "cv" is null */
             if (cv_json) {
-                cJSON_AddItemToObject(doc, "cross_validation", cv_json);
+                rj_item(doc, "cross_validation", cv_json);
                 cv_json = NULL;
             }
             if (srv_json) {
-                cJSON_AddItemToObject(doc, "serving", srv_json);
+                rj_item(doc, "serving", srv_json);
                 srv_json = NULL;
             }
             char *p = rj_print(doc, true, false);

@@ -7,6 +7,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "render/rj_add.h"
+
 char *rj_finish(cJSON *root);
 cJSON *rj_new_doc(const char *schema);
 cJSON *rj_add_layout(cJSON *o, const struct llmroof_shard *sh);

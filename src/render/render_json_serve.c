@@ -12,42 +12,42 @@
 static void add_stats(cJSON *o, const char *key, const struct sim_stats *s)
 {
     if (s->n == 0) { /* nothing measured (every request rejected): null, never 0 */
-        cJSON_AddNullToObject(o, key);
+        rj_null(o, key);
         return;
     }
-    cJSON *x = cJSON_AddObjectToObject(o, key);
-    cJSON_AddNumberToObject(x, "mean", s->mean);
-    cJSON_AddNumberToObject(x, "p50", s->p50);
-    cJSON_AddNumberToObject(x, "p90", s->p90);
-    cJSON_AddNumberToObject(x, "p95", s->p95);
-    cJSON_AddNumberToObject(x, "p99", s->p99);
-    cJSON_AddNumberToObject(x, "max", s->max);
-    cJSON_AddNumberToObject(x, "n", (double)s->n);
+    cJSON *x = rj_obj(o, key);
+    rj_num(x, "mean", s->mean);
+    rj_num(x, "p50", s->p50);
+    rj_num(x, "p90", s->p90);
+    rj_num(x, "p95", s->p95);
+    rj_num(x, "p99", s->p99);
+    rj_num(x, "max", s->max);
+    rj_num(x, "n", (double)s->n);
 }
 
 /* The speculative setting of a run or plan (simulate's and plan's "speculative", docs/json.md):
  * returns the object added to o. */
 static cJSON *add_speculative(cJSON *o, const struct sim_config *c, const struct llmroof_dtypes *target)
 {
-    cJSON *x = cJSON_AddObjectToObject(o, "speculative");
-    cJSON_AddStringToObject(x, "method", sim_spec_name(c->spec.kind));
+    cJSON *x = rj_obj(o, "speculative");
+    rj_str(x, "method", sim_spec_name(c->spec.kind));
     if (c->spec.draft && c->spec.kind == SIM_SPEC_DRAFT)
-        cJSON_AddStringToObject(x, "draft", c->spec.draft->id);
-    cJSON_AddNumberToObject(x, "k", c->spec.k);
+        rj_str(x, "draft", c->spec.draft->id);
+    rj_num(x, "k", c->spec.k);
     if (c->spec.tokens > 0) /* a draft tree (--spec-tree TOPK:TOKENS), as estimate's */
-        cJSON_AddNumberToObject(x, "tree_topk", c->spec.topk);
-    cJSON_AddNumberToObject(x, "verify_tokens", (double)sim_spec_verify_tokens(&c->spec));
+        rj_num(x, "tree_topk", c->spec.topk);
+    rj_num(x, "verify_tokens", (double)sim_spec_verify_tokens(&c->spec));
     if (c->spec.kind == SIM_SPEC_EAGLE3)
-        cJSON_AddNumberToObject(x, "draft_vocab", (double)c->spec.draft_vocab);
+        rj_num(x, "draft_vocab", (double)c->spec.draft_vocab);
     rj_add_draft_layer(x, &c->spec_head);
     /* a drafter whose weights are not the target's dtype (target: the run's, or plan's), as the
      * header's note */
     const struct llmroof_dtypes ddt = sim_spec_drafter_dtypes(&c->spec, &c->spec_head, target);
     if (ckpt_drafter_apart(target, &ddt))
-        cJSON_AddStringToObject(x, "drafter_weight_dtype", dtype_name(ddt.weight));
-    cJSON_AddNumberToObject(x, "acceptance", c->spec.alpha);
+        rj_str(x, "drafter_weight_dtype", dtype_name(ddt.weight));
+    rj_num(x, "acceptance", c->spec.alpha);
     /* a draft tree's expectation is the tree's (the chain formula understated a 4:16 tree's 4.0 as 2.9) */
-    cJSON_AddNumberToObject(x, "expected_tokens_per_step", sim_spec_expected_tokens(&c->spec));
+    rj_num(x, "expected_tokens_per_step", sim_spec_expected_tokens(&c->spec));
     return x;
 }
 
@@ -55,8 +55,8 @@ static cJSON *add_speculative(cJSON *o, const struct sim_config *c, const struct
 static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct sim_result *r)
 {
     if (r->open_loop) {
-        cJSON *x = cJSON_AddObjectToObject(o, "load");
-        cJSON_AddNumberToObject(x, "window_s", r->window_s);
+        cJSON *x = rj_obj(o, "load");
+        rj_num(x, "window_s", r->window_s);
         /* arrivals at one instant (one request, a trace's burst), or every request rejected for
          * its length, leave no window: its rates are null, not 0 requests/s, and the run is not
          * judged (overloaded false) */
@@ -68,75 +68,75 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
         };
         for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
             if (win)
-                cJSON_AddNumberToObject(x, rates[i].key, rates[i].v);
+                rj_num(x, rates[i].key, rates[i].v);
             else
-                cJSON_AddNullToObject(x, rates[i].key);
+                rj_null(x, rates[i].key);
         }
-        cJSON_AddBoolToObject(x, "overloaded", r->overloaded);
-        cJSON_AddNumberToObject(x, "waiting_mean", r->window_waiting_mean);
-        cJSON_AddNumberToObject(x, "served_mean", r->window_served_mean);
-        cJSON_AddBoolToObject(x, "at_capacity", r->at_capacity);
+        rj_bool(x, "overloaded", r->overloaded);
+        rj_num(x, "waiting_mean", r->window_waiting_mean);
+        rj_num(x, "served_mean", r->window_served_mean);
+        rj_bool(x, "at_capacity", r->at_capacity);
         /* the text's "overloaded, or still filling its batch" warning, for a reader of the JSON
          * (the web page had called such a point plainly overloaded) */
-        cJSON_AddBoolToObject(x, "may_be_filling", r->overloaded && r->may_be_filling);
+        rj_bool(x, "may_be_filling", r->overloaded && r->may_be_filling);
         if (r->overloaded && r->may_be_filling)
-            cJSON_AddNumberToObject(x, "requests_to_settle", (double)r->requests_to_settle);
+            rj_num(x, "requests_to_settle", (double)r->requests_to_settle);
     }
     if (r->has_slo) {
-        cJSON *x = cJSON_AddObjectToObject(o, "slo");
+        cJSON *x = rj_obj(o, "slo");
         if (c->ttft_slo_s > 0)
-            cJSON_AddNumberToObject(x, "ttft_s", c->ttft_slo_s);
+            rj_num(x, "ttft_s", c->ttft_slo_s);
         if (c->tpot_slo_s > 0)
-            cJSON_AddNumberToObject(x, "tpot_s", c->tpot_slo_s);
-        cJSON_AddNumberToObject(x, "percentile", c->slo_percentile);
-        cJSON_AddNumberToObject(x, "within", (double)r->within_slo);
-        cJSON_AddNumberToObject(x, "within_share", r->within_slo_share);
-        cJSON_AddNumberToObject(x, "goodput_qps", r->goodput_qps);
-        cJSON_AddBoolToObject(x, "met", r->slo_met);
+            rj_num(x, "tpot_s", c->tpot_slo_s);
+        rj_num(x, "percentile", c->slo_percentile);
+        rj_num(x, "within", (double)r->within_slo);
+        rj_num(x, "within_share", r->within_slo_share);
+        rj_num(x, "goodput_qps", r->goodput_qps);
+        rj_bool(x, "met", r->slo_met);
         /* what was missed, as the table's note names it */
         static const char *const what[] = { "ttft", "tpot", "errors", "overloaded" };
-        cJSON *ms = cJSON_AddArrayToObject(x, "missed");
+        cJSON *ms = rj_arr(x, "missed");
         const unsigned miss = sim_slo_missed(c, r);
         for (int i = 0; i < 4; i++)
             if (miss >> i & 1u)
-                cJSON_AddItemToArray(ms, cJSON_CreateString(what[i]));
+                rj_push(ms, cJSON_CreateString(what[i]));
     }
     if (c->prefix_tokens > 0) {
-        cJSON *x = cJSON_AddObjectToObject(o, "prefix");
-        cJSON_AddNumberToObject(x, "tokens", (double)c->prefix_tokens);
-        cJSON_AddNumberToObject(x, "groups", (double)c->prefix_groups);
-        cJSON_AddBoolToObject(x, "cache", c->prefix_cache);
+        cJSON *x = rj_obj(o, "prefix");
+        rj_num(x, "tokens", (double)c->prefix_tokens);
+        rj_num(x, "groups", (double)c->prefix_groups);
+        rj_bool(x, "cache", c->prefix_cache);
         /* why (sim.h pcache_source), as the text header says it (docs/json.md) */
-        cJSON_AddStringToObject(x, "cache_source", c->pcache_source == SIM_PCACHE_OPTION   ? "option"
+        rj_str(x, "cache_source", c->pcache_source == SIM_PCACHE_OPTION   ? "option"
                                                    : c->pcache_source == SIM_PCACHE_STATIC ? "static"
                                                    : c->pcache_source == SIM_PCACHE_ENGINE && c->prefix_cache
                                                        ? "engine"
                                                        : "off-default");
-        cJSON_AddNumberToObject(x, "hit_rate", r->prefix_hit_rate);
+        rj_num(x, "hit_rate", r->prefix_hit_rate);
     }
     if (c->spec.kind != SIM_SPEC_NONE) /* and the run's own mean */
-        cJSON_AddNumberToObject(add_speculative(o, c, &c->setup.dt), "tokens_per_step", r->spec_tokens_per_step);
+        rj_num(add_speculative(o, c, &c->setup.dt), "tokens_per_step", r->spec_tokens_per_step);
     if (r->ninst > 1 || c->disaggregated) {
-        cJSON_AddStringToObject(o, "router", sim_router_name(c->router));
+        rj_str(o, "router", sim_router_name(c->router));
         if (c->disaggregated) {
-            cJSON_AddNumberToObject(o, "kv_link_Bps", c->kv_link_Bps);
+            rj_num(o, "kv_link_Bps", c->kv_link_Bps);
             add_stats(o, "kv_transfer_s", &r->kv_transfer);
             add_stats(o, "decode_queue_s", &r->decode_queue);
             /* the wait for decode blocks before the prefill, with pre-allocation only (SGLang) */
             if (r->has_prealloc_wait)
                 add_stats(o, "prealloc_wait_s", &r->prealloc_wait);
         }
-        cJSON *arr = cJSON_AddArrayToObject(o, "instances");
+        cJSON *arr = rj_arr(o, "instances");
         for (int i = 0; i < r->ninst; i++) {
             const struct sim_instance *s = &r->inst[i];
             const struct llmroof_setup *su = sim_pool_setup(c, s->pool);
             cJSON *x = cJSON_CreateObject();
-            cJSON_AddStringToObject(x, "pool", !c->disaggregated ? "aggregated" : s->pool == 0 ? "prefill" : "decode");
-            cJSON_AddStringToObject(x, "gpu", su->gpu->id);
-            cJSON_AddNumberToObject(x, "tp", su->tp);
+            rj_str(x, "pool", !c->disaggregated ? "aggregated" : s->pool == 0 ? "prefill" : "decode");
+            rj_str(x, "gpu", su->gpu->id);
+            rj_num(x, "tp", su->tp);
             /* the instance's GPUs and, beyond TP, its own layout (a pool's --prefill-pool
              * N:GPU:TP:ep8+dpa: 8 GPUs at TP 1, which tp alone had read as one) */
-            cJSON_AddNumberToObject(x, "gpus", sim_setup_gpus(su));
+            rj_num(x, "gpus", sim_setup_gpus(su));
             {
                 const struct llmroof_layout lay = estimate_layout(su);
                 struct llmroof_shard sh;
@@ -147,18 +147,18 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
              * run-wide dp_rank_* are the command's layout's) */
             const int pr = sim_setup_attn_replicas(su);
             if (c->disaggregated && pr > 1 && c->max_batched_tokens > 0) {
-                cJSON_AddNumberToObject(x, "dp_rank_max_batched_tokens",
+                rj_num(x, "dp_rank_max_batched_tokens",
                                         (double)sim_rank_share(c, pr, sim_pool_budget(c, s->pool)));
-                cJSON_AddNumberToObject(x, "dp_rank_max_seqs", (double)sim_rank_share(c, pr, c->max_seqs));
+                rj_num(x, "dp_rank_max_seqs", (double)sim_rank_share(c, pr, c->max_seqs));
             }
-            cJSON_AddNumberToObject(x, "requests", (double)s->requests);
-            cJSON_AddNumberToObject(x, "utilization", s->utilization);
-            cJSON_AddNumberToObject(x, "mean_batch", s->mean_batch);
-            cJSON_AddNumberToObject(x, "max_batch", (double)s->max_batch);
-            cJSON_AddNumberToObject(x, "kv_util_mean", s->kv_util_mean);
-            cJSON_AddNumberToObject(x, "preemptions", (double)s->preemptions);
-            cJSON_AddNumberToObject(x, "iterations", (double)s->iterations);
-            cJSON_AddItemToArray(arr, x);
+            rj_num(x, "requests", (double)s->requests);
+            rj_num(x, "utilization", s->utilization);
+            rj_num(x, "mean_batch", s->mean_batch);
+            rj_num(x, "max_batch", (double)s->max_batch);
+            rj_num(x, "kv_util_mean", s->kv_util_mean);
+            rj_num(x, "preemptions", (double)s->preemptions);
+            rj_num(x, "iterations", (double)s->iterations);
+            rj_push(arr, x);
         }
     }
 }
@@ -168,13 +168,13 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
 {
     static const char *const modes[] = { "closed", "rate", "trace", "offline" };
     cJSON *o = rj_new_doc(schema);
-    cJSON_AddStringToObject(o, "model", c->setup.model->id);
+    rj_str(o, "model", c->setup.model->id);
     if (c->disaggregated) { /* the pools' own GPUs and TPs are in instances[] */
-        cJSON_AddNullToObject(o, "gpu");
-        cJSON_AddNullToObject(o, "tp");
+        rj_null(o, "gpu");
+        rj_null(o, "tp");
     } else {
-        cJSON_AddStringToObject(o, "gpu", c->setup.gpu->id);
-        cJSON_AddNumberToObject(o, "tp", c->setup.tp);
+        rj_str(o, "gpu", c->setup.gpu->id);
+        rj_num(o, "tp", c->setup.tp);
     }
     if (!c->disaggregated) {
         /* the layout the run served (a disaggregated run's pools each have their own, in
@@ -184,116 +184,116 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
         if (ops_shard_layout(c->setup.model, &lay, &sh, NULL) == LLMROOF_OK)
             rj_add_layout(o, &sh);
     }
-    cJSON_AddStringToObject(o, "mode", modes[c->mode]);
+    rj_str(o, "mode", modes[c->mode]);
     /* the load, so that a saved result says which point it is (a review: the JSON had the mode
      * alone, where a benchmark's result file keeps its rate and concurrency); a sweep's points
      * carry the value they sweep under the sweep's name instead (swept: "rate", "concurrency") */
     if (!(swept && !strcmp(swept, "rate")) && c->mode == SIM_RATE && c->rate_qps > 0)
-        cJSON_AddNumberToObject(o, "rate_qps", c->rate_qps);
+        rj_num(o, "rate_qps", c->rate_qps);
     if (c->mode == SIM_CLOSED) {
         if (!(swept && !strcmp(swept, "concurrency")) && c->concurrency > 0)
-            cJSON_AddNumberToObject(o, "users", (double)c->concurrency);
-        cJSON *th = cJSON_AddArrayToObject(o, "think_s");
+            rj_num(o, "users", (double)c->concurrency);
+        cJSON *th = rj_arr(o, "think_s");
         if (th) {
-            cJSON_AddItemToArray(th, cJSON_CreateNumber(c->think_min_s));
-            cJSON_AddItemToArray(th, cJSON_CreateNumber(c->think_max_s));
+            rj_push(th, cJSON_CreateNumber(c->think_min_s));
+            rj_push(th, cJSON_CreateNumber(c->think_max_s));
         }
         if (c->ramp_s > 0) /* --ramp-up: absent when every user starts within its first pause */
-            cJSON_AddNumberToObject(o, "ramp_up_s", c->ramp_s);
+            rj_num(o, "ramp_up_s", c->ramp_s);
     }
     if (c->warmup_requests > 0) /* --warmup: absent when every request counts */
-        cJSON_AddNumberToObject(o, "warmup_requests", (double)c->warmup_requests);
+        rj_num(o, "warmup_requests", (double)c->warmup_requests);
     if (c->span_fixed) /* --fixed-span: absent for a plain Poisson run */
-        cJSON_AddBoolToObject(o, "fixed_span", true);
-    cJSON_AddStringToObject(o, "workload", wl);
-    cJSON_AddNumberToObject(o, "max_batched_tokens", (double)c->max_batched_tokens);
+        rj_bool(o, "fixed_span", true);
+    rj_str(o, "workload", wl);
+    rj_num(o, "max_batched_tokens", (double)c->max_batched_tokens);
     if (c->max_model_len > 0) /* --max-model-len: absent when there is no limit */
-        cJSON_AddNumberToObject(o, "max_model_len", (double)c->max_model_len);
+        rj_num(o, "max_model_len", (double)c->max_model_len);
     if (c->max_concurrent > 0) /* TGI's --max-concurrent-requests: absent when there is no limit */
-        cJSON_AddNumberToObject(o, "max_concurrent_requests", (double)c->max_concurrent);
-    cJSON_AddNumberToObject(o, "max_seqs", (double)c->max_seqs);
+        rj_num(o, "max_concurrent_requests", (double)c->max_concurrent);
+    rj_num(o, "max_seqs", (double)c->max_seqs);
     /* the two limits above hold per attention DP rank for an engine whose ranks schedule apart */
     const long ranks = sim_setup_rank_factor(c);
     if (ranks > 1)
-        cJSON_AddNumberToObject(o, "limits_per_dp_rank", (double)ranks);
+        rj_num(o, "limits_per_dp_rank", (double)ranks);
     /* data-parallel attention: each rank's own budget and limit, the share of the two above */
     const int reps = sim_setup_attn_replicas(&c->setup);
     if (reps > 1 && c->max_batched_tokens > 0) {
-        cJSON_AddNumberToObject(o, "dp_rank_max_batched_tokens", (double)sim_rank_share(c, reps, c->max_batched_tokens));
-        cJSON_AddNumberToObject(o, "dp_rank_max_seqs", (double)sim_rank_share(c, reps, c->max_seqs));
+        rj_num(o, "dp_rank_max_batched_tokens", (double)sim_rank_share(c, reps, c->max_batched_tokens));
+        rj_num(o, "dp_rank_max_seqs", (double)sim_rank_share(c, reps, c->max_seqs));
     }
-    cJSON_AddBoolToObject(o, "chunked_prefill", c->chunked_prefill);
+    rj_bool(o, "chunked_prefill", c->chunked_prefill);
     if (c->static_batching) /* absent with continuous batching */
-        cJSON_AddBoolToObject(o, "static_batching", true);
+        rj_bool(o, "static_batching", true);
     if (c->sched_steps > 1) /* --scheduler-steps: absent without multi-step scheduling */
-        cJSON_AddNumberToObject(o, "scheduler_steps", c->sched_steps);
+        rj_num(o, "scheduler_steps", c->sched_steps);
     if (c->recv_interval > 1) /* --recv-interval: decode iterations between takes of new requests */
-        cJSON_AddNumberToObject(o, "recv_interval", c->recv_interval);
+        rj_num(o, "recv_interval", c->recv_interval);
     if (c->setup.eff.engine_id) { /* the engine profile, and the host speed its CPU costs took */
-        cJSON_AddStringToObject(o, "engine", c->setup.eff.engine_id);
-        cJSON_AddNumberToObject(o, "host_cpu_speed", c->setup.eff.cpu_scale > 0 ? 1.0 / c->setup.eff.cpu_scale : 1.0);
+        rj_str(o, "engine", c->setup.eff.engine_id);
+        rj_num(o, "host_cpu_speed", c->setup.eff.cpu_scale > 0 ? 1.0 / c->setup.eff.cpu_scale : 1.0);
         if (c->setup.eff.ray_engine)
-            cJSON_AddBoolToObject(o, "engine_use_ray", true);
+            rj_bool(o, "engine_use_ray", true);
         if (c->setup.eff.ray_workers)
-            cJSON_AddBoolToObject(o, "ray_workers", true);
+            rj_bool(o, "ray_workers", true);
         if (c->no_api_server) /* --no-api-server: the engine's own API, no server streaming */
-            cJSON_AddBoolToObject(o, "no_api_server", true);
+            rj_bool(o, "no_api_server", true);
     }
-    cJSON_AddNumberToObject(o, "requests", (double)r->requests);
-    cJSON_AddNumberToObject(o, "completed", (double)r->completed);
-    cJSON_AddNumberToObject(o, "errors", (double)r->errors);
-    cJSON_AddNumberToObject(o, "refused_busy", (double)r->refused_busy);
-    cJSON_AddNumberToObject(o, "error_rate", r->error_rate);
-    cJSON_AddNumberToObject(o, "duration_s", r->duration_s);
+    rj_num(o, "requests", (double)r->requests);
+    rj_num(o, "completed", (double)r->completed);
+    rj_num(o, "errors", (double)r->errors);
+    rj_num(o, "refused_busy", (double)r->refused_busy);
+    rj_num(o, "error_rate", r->error_rate);
+    rj_num(o, "duration_s", r->duration_s);
     add_stats(o, "ttft_s", &r->ttft);
     add_stats(o, "tpot_s", &r->tpot);
     add_stats(o, "itl_s", &r->itl);
     add_stats(o, "e2e_s", &r->e2e);
-    cJSON_AddNumberToObject(o, "output_tok_s", r->output_tok_s);
+    rj_num(o, "output_tok_s", r->output_tok_s);
     /* vLLM's and SGLang's benchmark clients print input and total token throughput beside it */
-    cJSON_AddNumberToObject(o, "input_tok_s", r->input_tok_s);
-    cJSON_AddNumberToObject(o, "total_tok_s", r->input_tok_s + r->output_tok_s);
-    cJSON_AddNumberToObject(o, "request_per_s", r->request_per_s);
-    cJSON_AddNumberToObject(o, "mean_batch", r->mean_batch);
-    cJSON_AddNumberToObject(o, "max_batch", (double)r->max_batch);
-    cJSON_AddNumberToObject(o, "kv_util_mean", r->kv_util_mean);
-    cJSON_AddNumberToObject(o, "preemptions", (double)r->preemptions);
+    rj_num(o, "input_tok_s", r->input_tok_s);
+    rj_num(o, "total_tok_s", r->input_tok_s + r->output_tok_s);
+    rj_num(o, "request_per_s", r->request_per_s);
+    rj_num(o, "mean_batch", r->mean_batch);
+    rj_num(o, "max_batch", (double)r->max_batch);
+    rj_num(o, "kv_util_mean", r->kv_util_mean);
+    rj_num(o, "preemptions", (double)r->preemptions);
     if (r->kv_resets > 0)
-        cJSON_AddNumberToObject(o, "kv_resets", (double)r->kv_resets);
+        rj_num(o, "kv_resets", (double)r->kv_resets);
     if (r->preemptions > 0) { /* what the preemptions cost, and what a caching engine kept of it */
-        cJSON_AddNumberToObject(o, "recomputed_tokens", (double)r->recomputed_tokens);
-        cJSON_AddNumberToObject(o, "preempt_hit_tokens", (double)r->preempt_hit_tokens);
+        rj_num(o, "recomputed_tokens", (double)r->recomputed_tokens);
+        rj_num(o, "preempt_hit_tokens", (double)r->preempt_hit_tokens);
     }
-    cJSON_AddNumberToObject(o, "iterations", (double)r->iterations);
-    cJSON_AddNumberToObject(o, "busy_s", r->busy_s); /* the table's busy line (a review) */
-    cJSON_AddNumberToObject(o, "mean_in_system", r->mean_in_system);
-    cJSON_AddNumberToObject(o, "kv_capacity_tokens", r->kv_capacity_tokens);
+    rj_num(o, "iterations", (double)r->iterations);
+    rj_num(o, "busy_s", r->busy_s); /* the table's busy line (a review) */
+    rj_num(o, "mean_in_system", r->mean_in_system);
+    rj_num(o, "kv_capacity_tokens", r->kv_capacity_tokens);
     /* the text header's KV line in full (a review: JSON had its tokens alone): the pool's blocks
      * and their size, and the requests of the completed ones' mean length it holds at once (a
      * disaggregated run's decode pool's, as the line says) */
-    cJSON_AddNumberToObject(o, "block_size", (double)r->block_size);
-    cJSON_AddNumberToObject(o, "kv_blocks_total", (double)r->kv_blocks_total);
-    cJSON_AddNumberToObject(o, "kv_requests_at_mean_length", render_sim_requests_at_mean_len(c, r, c->disaggregated ? 1 : -1));
+    rj_num(o, "block_size", (double)r->block_size);
+    rj_num(o, "kv_blocks_total", (double)r->kv_blocks_total);
+    rj_num(o, "kv_requests_at_mean_length", render_sim_requests_at_mean_len(c, r, c->disaggregated ? 1 : -1));
     if (c->disaggregated) {
         /* each pool's own, as the text's KV line: the decode pool's is the one that holds the
          * decoding requests (kv_capacity_tokens adds the two) */
         long blocks[2] = { 0, 0 };
         for (int i = 0; i < r->ninst; i++)
             blocks[r->inst[i].pool == 1] += r->inst[i].kv_blocks_total;
-        cJSON_AddNumberToObject(o, "kv_capacity_tokens_decode", (double)blocks[1] * (double)r->block_size);
-        cJSON_AddNumberToObject(o, "kv_capacity_tokens_prefill", (double)blocks[0] * (double)r->block_size);
+        rj_num(o, "kv_capacity_tokens_decode", (double)blocks[1] * (double)r->block_size);
+        rj_num(o, "kv_capacity_tokens_prefill", (double)blocks[0] * (double)r->block_size);
     }
     if (c->kv_blocks > 0) { /* --kv-blocks: the stated pool, beside what memory would have sized */
-        cJSON_AddNumberToObject(o, "kv_blocks", (double)c->kv_blocks);
-        cJSON_AddNumberToObject(o, "kv_blocks_memory", (double)r->kv_blocks_memory);
+        rj_num(o, "kv_blocks", (double)c->kv_blocks);
+        rj_num(o, "kv_blocks_memory", (double)r->kv_blocks_memory);
     }
     if (r->ninst > 0 && r->inst[0].lanes > 1) /* --pp: each lane holds its share (docs/metrics.md) */
-        cJSON_AddNumberToObject(o, "pipeline_lanes", r->inst[0].lanes);
+        rj_num(o, "pipeline_lanes", r->inst[0].lanes);
     /* the seed as its digits: cJSON prints numbers with 15 significant digits where they compare
      * equal within its epsilon, so 9007199254740992 read "9.00719925474099e+15" */
     char seed[24];
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)r->seed);
-    cJSON_AddRawToObject(o, "seed", seed);
+    rj_raw(o, "seed", seed);
     sim_json_serving(o, c, r);
     return o;
 }
@@ -317,7 +317,7 @@ char *render_json_sim_range(const struct sim_config *c, const struct sim_result 
     cJSON *o = sim_json(c, r, wl, "llmroof.simulate/1", NULL);
     /* --range: each latency's statistics times the validation residuals' low and high factors, as
      * the table's "low"/"high" rows (docs/validation.md); a metric without a band is left out */
-    cJSON *rg = cJSON_AddObjectToObject(o, "range");
+    cJSON *rg = rj_obj(o, "range");
     /* each band's rows and whose they are: the serving rows' (latency under a load) where
      * data/uncertainty.json has them (cmd_simulate took those in place of the static ones) */
     const struct {
@@ -331,11 +331,11 @@ char *render_json_sim_range(const struct sim_config *c, const struct sim_result 
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
         if (!m[i].b->present)
             continue;
-        cJSON *x = cJSON_AddObjectToObject(rg, m[i].key);
+        cJSON *x = rj_obj(rg, m[i].key);
         add_stats_scaled(x, "low", m[i].s, m[i].b->low);
         add_stats_scaled(x, "high", m[i].s, m[i].b->high);
-        cJSON_AddNumberToObject(x, "rows", (double)m[i].b->n);
-        cJSON_AddStringToObject(x, "bands", m[i].serving ? "serving" : "static");
+        rj_num(x, "rows", (double)m[i].b->n);
+        rj_str(x, "bands", m[i].serving ? "serving" : "static");
     }
     return rj_finish(o);
 }
@@ -344,16 +344,16 @@ char *render_json_sim_band(const struct sim_config *c, const struct sim_result *
                            const struct sim_result *lo, const struct sim_result *hi)
 {
     cJSON *o = sim_json(c, r, wl, "llmroof.simulate/1", NULL);
-    cJSON *b = cJSON_AddObjectToObject(o, "capacity_band");
-    cJSON_AddNumberToObject(b, "band", band);
+    cJSON *b = rj_obj(o, "capacity_band");
+    rj_num(b, "band", band);
     const struct { const char *name; const struct sim_result *x; } side[] = { { "rate_lower", lo }, { "rate_higher", hi } };
     for (int i = 0; i < 2; i++) {
-        cJSON *s = cJSON_AddObjectToObject(b, side[i].name);
+        cJSON *s = rj_obj(b, side[i].name);
         add_stats(s, "ttft_s", &side[i].x->ttft);
         add_stats(s, "tpot_s", &side[i].x->tpot);
         add_stats(s, "itl_s", &side[i].x->itl);
-        cJSON_AddNumberToObject(s, "output_tok_s", side[i].x->output_tok_s);
-        cJSON_AddBoolToObject(s, "overloaded", side[i].x->overloaded);
+        rj_num(s, "output_tok_s", side[i].x->output_tok_s);
+        rj_bool(s, "overloaded", side[i].x->overloaded);
     }
     return rj_finish(o);
 }
@@ -362,17 +362,21 @@ char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int 
                             const char *wl)
 {
     cJSON *o = rj_new_doc("llmroof.simulate-sweep/1");
-    cJSON_AddStringToObject(o, "sweep", param);
-    cJSON *arr = cJSON_AddArrayToObject(o, "points");
+    rj_str(o, "sweep", param);
+    cJSON *arr = rj_arr(o, "points");
     for (int i = 0; i < n; i++) {
         cJSON *p = sim_json(c, &pts[i].result, wl, NULL, param);
         /* the swept value replaces the base run's under the same name: a budget sweep's points
          * had carried "max_batched_tokens" twice, the base's 2048 and the point's (a review) */
-        if (cJSON_GetObjectItemCaseSensitive(p, param))
-            cJSON_ReplaceItemInObjectCaseSensitive(p, param, cJSON_CreateNumber(pts[i].param));
-        else
-            cJSON_AddNumberToObject(p, param, pts[i].param);
-        cJSON_AddItemToArray(arr, p);
+        if (cJSON_GetObjectItemCaseSensitive(p, param)) {
+            cJSON *v = cJSON_CreateNumber(pts[i].param);
+            if (!v || !cJSON_ReplaceItemInObjectCaseSensitive(p, param, v)) { /* the base's value would stay */
+                cJSON_Delete(v);
+                rj_mark(p, NULL);
+            }
+        } else
+            rj_num(p, param, pts[i].param);
+        rj_push(arr, p);
     }
     return rj_finish(o);
 }
@@ -398,74 +402,74 @@ static cJSON *plan_option_json(const struct plan_input *in, const struct plan_op
 {
     cJSON *x = cJSON_CreateObject();
     char pb[32], pb2[32];
-    cJSON_AddStringToObject(x, "gpu", o->gpu->id);
-    cJSON_AddNumberToObject(x, "tp", o->tp);
-    cJSON_AddNumberToObject(x, "gpus_per_node", o->gpus_per_node);
-    cJSON_AddNumberToObject(x, "instances_per_node", o->instances_per_node);
+    rj_str(x, "gpu", o->gpu->id);
+    rj_num(x, "tp", o->tp);
+    rj_num(x, "gpus_per_node", o->gpus_per_node);
+    rj_num(x, "instances_per_node", o->instances_per_node);
     if (o->nodes_per_instance > 1) /* an instance beyond a node: the whole nodes it takes */
-        cJSON_AddNumberToObject(x, "nodes_per_instance", o->nodes_per_instance);
+        rj_num(x, "nodes_per_instance", o->nodes_per_instance);
     /* users plans: the searched layouts beyond TP, and the plan's own --ep/--dp-attention/--pp */
     if (!rate && ((o->mode > 0 && o->mode < PLAN_MODES) ||
                   (o->mode == 0 && (in->layout.ep > 1 || in->layout.pp > 1 || in->layout.moe_tp > 1))))
-        cJSON_AddStringToObject(x, "parallelism", parallelism_name(in, o->mode, pb, sizeof pb));
+        rj_str(x, "parallelism", parallelism_name(in, o->mode, pb, sizeof pb));
     if (rate) {
-        cJSON_AddStringToObject(x, "layout", o->disagg ? "disaggregated" : "aggregated");
-        cJSON_AddStringToObject(x, "parallelism", parallelism_name(in, o->mode, pb, sizeof pb));
+        rj_str(x, "layout", o->disagg ? "disaggregated" : "aggregated");
+        rj_str(x, "parallelism", parallelism_name(in, o->mode, pb, sizeof pb));
         if (o->disagg) {
-            cJSON_AddStringToObject(x, "prefill_parallelism", parallelism_name(in, o->prefill_mode, pb2, sizeof pb2));
-            cJSON_AddNumberToObject(x, "prefill_tp", o->prefill_tp);
-            cJSON_AddNumberToObject(x, "prefill_instances", (double)o->prefill_instances);
-            cJSON_AddNumberToObject(x, "decode_instances", (double)o->decode_instances);
+            rj_str(x, "prefill_parallelism", parallelism_name(in, o->prefill_mode, pb2, sizeof pb2));
+            rj_num(x, "prefill_tp", o->prefill_tp);
+            rj_num(x, "prefill_instances", (double)o->prefill_instances);
+            rj_num(x, "decode_instances", (double)o->decode_instances);
         }
     }
-    cJSON_AddBoolToObject(x, "feasible", o->feasible);
+    rj_bool(x, "feasible", o->feasible);
     if (!o->feasible) {
-        cJSON_AddStringToObject(x, "reason", o->reason);
+        rj_str(x, "reason", o->reason);
         return x;
     }
     if (rate) {
-        cJSON_AddNumberToObject(x, "instances", (double)o->instances);
-        cJSON_AddNumberToObject(x, "goodput_qps", o->goodput_qps);
-        cJSON_AddNumberToObject(x, "goodput_per_gpu", o->goodput_per_gpu);
-        cJSON_AddNumberToObject(x, "preemptions_per_request", o->preempt_per_request);
+        rj_num(x, "instances", (double)o->instances);
+        rj_num(x, "goodput_qps", o->goodput_qps);
+        rj_num(x, "goodput_per_gpu", o->goodput_per_gpu);
+        rj_num(x, "preemptions_per_request", o->preempt_per_request);
     } else {
         if (o->nodes_per_instance > 1)
-            cJSON_AddNumberToObject(x, "instances", (double)o->instances);
-        cJSON_AddNumberToObject(x, "users_per_instance", (double)o->users_per_instance);
-        cJSON_AddNumberToObject(x, "users_per_node", (double)o->users_per_node);
+            rj_num(x, "instances", (double)o->instances);
+        rj_num(x, "users_per_instance", (double)o->users_per_instance);
+        rj_num(x, "users_per_node", (double)o->users_per_node);
         if (fast) /* the analytic model has no scheduler: not zero, unknown */
-            cJSON_AddNullToObject(x, "preemptions_per_request");
+            rj_null(x, "preemptions_per_request");
         else
-            cJSON_AddNumberToObject(x, "preemptions_per_request", o->preempt_per_request);
+            rj_num(x, "preemptions_per_request", o->preempt_per_request);
         if (o->next_users > 0) { /* the load that fails, beside the answer */
-            cJSON_AddNumberToObject(x, "next_users", (double)o->next_users);
-            cJSON_AddNumberToObject(x, "next_ttft_s", o->next_ttft_s);
-            cJSON_AddNumberToObject(x, "next_tpot_s", o->next_tpot_s);
+            rj_num(x, "next_users", (double)o->next_users);
+            rj_num(x, "next_ttft_s", o->next_ttft_s);
+            rj_num(x, "next_tpot_s", o->next_tpot_s);
         }
     }
-    cJSON_AddNumberToObject(x, "nodes", (double)o->nodes);
-    cJSON_AddNumberToObject(x, "gpus", (double)o->gpus);
-    cJSON_AddNumberToObject(x, "ttft_s", o->ttft_s);
-    cJSON_AddNumberToObject(x, "tpot_s", o->tpot_s);
-    cJSON_AddStringToObject(x, "binding", plan_binding_name(o->binding));
+    rj_num(x, "nodes", (double)o->nodes);
+    rj_num(x, "gpus", (double)o->gpus);
+    rj_num(x, "ttft_s", o->ttft_s);
+    rj_num(x, "tpot_s", o->tpot_s);
+    rj_str(x, "binding", plan_binding_name(o->binding));
     if (o->has_cost)
-        cJSON_AddNumberToObject(x, "cost_per_hour", o->cost_per_hour);
+        rj_num(x, "cost_per_hour", o->cost_per_hour);
     else
-        cJSON_AddNullToObject(x, "cost_per_hour");
-    cJSON_AddNumberToObject(x, "evaluations", o->evaluations);
+        rj_null(x, "cost_per_hour");
+    rj_num(x, "evaluations", o->evaluations);
     if (o->feasible && o->sim_requests > 0) { /* rate plans: the run behind ttft_s and tpot_s */
-        cJSON_AddNumberToObject(x, "sim_requests", (double)o->sim_requests);
-        cJSON_AddNumberToObject(x, "sim_warmup_requests", (double)o->sim_warmup);
+        rj_num(x, "sim_requests", (double)o->sim_requests);
+        rj_num(x, "sim_warmup_requests", (double)o->sim_warmup);
     }
     if (o->feasible && o->fewer_instances > 0) { /* rate plans: one instance fewer, what it missed */
-        cJSON_AddNumberToObject(x, "fewer_instances", (double)o->fewer_instances);
+        rj_num(x, "fewer_instances", (double)o->fewer_instances);
         if (!o->fewer_by_bound) { /* the run that missed, reproducible (an overloaded one's
                                      percentiles say little: its binding says overload) */
-            cJSON_AddNumberToObject(x, "fewer_sim_requests", (double)o->fewer_sim_requests);
-            cJSON_AddNumberToObject(x, "fewer_sim_warmup_requests", (double)o->fewer_sim_warmup);
+            rj_num(x, "fewer_sim_requests", (double)o->fewer_sim_requests);
+            rj_num(x, "fewer_sim_warmup_requests", (double)o->fewer_sim_warmup);
             if (o->binding != PLAN_BIND_LOAD) {
-                cJSON_AddNumberToObject(x, "fewer_ttft_s", o->fewer_ttft_s);
-                cJSON_AddNumberToObject(x, "fewer_tpot_s", o->fewer_tpot_s);
+                rj_num(x, "fewer_ttft_s", o->fewer_ttft_s);
+                rj_num(x, "fewer_tpot_s", o->fewer_tpot_s);
             }
         }
     }
@@ -480,16 +484,16 @@ static void add_launch(cJSON *row, const struct plan_input *in, const struct pla
         return;
     struct launch_set ls;
     launch_build(in, o, &ls);
-    cJSON *arr = cJSON_AddArrayToObject(row, "launch");
+    cJSON *arr = rj_arr(row, "launch");
     for (int i = 0; arr && i < ls.n; i++) {
         cJSON *c = cJSON_CreateObject();
-        cJSON_AddStringToObject(c, "engine", ls.c[i].engine);
-        cJSON_AddStringToObject(c, "role", ls.c[i].role);
-        cJSON_AddNumberToObject(c, "instances", (double)ls.c[i].instances);
-        cJSON_AddNumberToObject(c, "gpus_per_instance", ls.c[i].gpus_per_instance);
-        cJSON_AddStringToObject(c, "command", ls.c[i].cmd);
-        cJSON_AddStringToObject(c, "note", ls.c[i].note);
-        cJSON_AddItemToArray(arr, c);
+        rj_str(c, "engine", ls.c[i].engine);
+        rj_str(c, "role", ls.c[i].role);
+        rj_num(c, "instances", (double)ls.c[i].instances);
+        rj_num(c, "gpus_per_instance", ls.c[i].gpus_per_instance);
+        rj_str(c, "command", ls.c[i].cmd);
+        rj_str(c, "note", ls.c[i].note);
+        rj_push(arr, c);
     }
 }
 
@@ -497,7 +501,7 @@ static cJSON *plan_row_json(const struct plan_input *in, const struct plan_optio
 {
     cJSON *row = plan_option_json(in, o, in->rate_qps > 0, in->fast);
     if (o->disagg && o->kv_link_Bps > 0)
-        cJSON_AddNumberToObject(row, "kv_link_Bps", o->kv_link_Bps);
+        rj_num(row, "kv_link_Bps", o->kv_link_Bps);
     add_launch(row, in, o);
     return row;
 }
@@ -505,45 +509,45 @@ static cJSON *plan_row_json(const struct plan_input *in, const struct plan_optio
 char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
 {
     cJSON *o = rj_new_doc("llmroof.plan/1");
-    cJSON_AddStringToObject(o, "model", in->model->id);
+    rj_str(o, "model", in->model->id);
     if (in->rate_qps > 0)
-        cJSON_AddNumberToObject(o, "rate_qps", in->rate_qps);
+        rj_num(o, "rate_qps", in->rate_qps);
     else
-        cJSON_AddNumberToObject(o, "users", (double)in->users);
-    cJSON_AddNumberToObject(o, "ttft_slo_s", in->ttft_slo_s);
-    cJSON_AddNumberToObject(o, "tpot_slo_s", in->tpot_slo_s);
-    cJSON_AddNumberToObject(o, "percentile", in->percentile);
+        rj_num(o, "users", (double)in->users);
+    rj_num(o, "ttft_slo_s", in->ttft_slo_s);
+    rj_num(o, "tpot_slo_s", in->tpot_slo_s);
+    rj_num(o, "percentile", in->percentile);
     if (in->rate_qps > 0) /* disaggregated rows carry their link's bandwidth */
-        cJSON_AddStringToObject(o, "kv_link", in->kv_link ? in->kv_link : "auto");
+        rj_str(o, "kv_link", in->kv_link ? in->kv_link : "auto");
     /* the node size every row shares (--gpus-per-node, or the GPUs' common catalog value); each
      * option carries its own */
     const int gpn = plan_shared_node_gpus(in);
     if (gpn > 0)
-        cJSON_AddNumberToObject(o, "gpus_per_node", gpn);
-    cJSON_AddBoolToObject(o, "fast", in->fast);
+        rj_num(o, "gpus_per_node", gpn);
+    rj_bool(o, "fast", in->fast);
     if (in->sim.spec.kind != SIM_SPEC_NONE) /* --spec: every row's instances speculate (docs/planning.md) */
         add_speculative(o, &in->sim, &in->dt);
     char seed[24]; /* as simulate's: its digits */
     snprintf(seed, sizeof seed, "%llu", (unsigned long long)in->sim.seed);
-    cJSON_AddRawToObject(o, "seed", seed);
-    cJSON *arr = cJSON_AddArrayToObject(o, "options");
+    rj_raw(o, "seed", seed);
+    cJSON *arr = rj_arr(o, "options");
     for (int i = 0; i < r->noptions; i++)
-        cJSON_AddItemToArray(arr, plan_row_json(in, &r->options[i]));
+        rj_push(arr, plan_row_json(in, &r->options[i]));
     if (r->best >= 0)
-        cJSON_AddItemToObject(o, "best", plan_row_json(in, &r->options[r->best]));
+        rj_item(o, "best", plan_row_json(in, &r->options[r->best]));
     else
-        cJSON_AddNullToObject(o, "best");
-    cJSON_AddBoolToObject(o, "best_by_cost", r->by_cost);
-    cJSON *bpg = cJSON_AddObjectToObject(o, "best_per_gpu");
+        rj_null(o, "best");
+    rj_bool(o, "best_by_cost", r->by_cost);
+    cJSON *bpg = rj_obj(o, "best_per_gpu");
     for (int g = 0; g < in->ngpus; g++) {
         if (r->best_per_gpu[g] >= 0)
             /* the same row as "best" and "options" give it: its link and launch commands too */
-            cJSON_AddItemToObject(bpg, in->gpus[g]->id, plan_row_json(in, &r->options[r->best_per_gpu[g]]));
+            rj_item(bpg, in->gpus[g]->id, plan_row_json(in, &r->options[r->best_per_gpu[g]]));
         else
-            cJSON_AddNullToObject(bpg, in->gpus[g]->id);
+            rj_null(bpg, in->gpus[g]->id);
     }
-    cJSON *obs = cJSON_AddArrayToObject(o, "observations");
+    cJSON *obs = rj_arr(o, "observations");
     for (int i = 0; i < r->nobs; i++)
-        cJSON_AddItemToArray(obs, cJSON_CreateString(r->obs[i]));
+        rj_push(obs, cJSON_CreateString(r->obs[i]));
     return rj_finish(o);
 }
