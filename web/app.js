@@ -20,6 +20,10 @@ function fmtTime(s) {
   if (s < 1000 * 86400) return (s / 86400).toFixed(1) + ' days';
   return s.toExponential(1).replace('e+', 'e') + ' s';
 }
+// bytes a weight of each dtype name the JSON gives (weight_dtype)
+function dtypeBytes(d) {
+  return { fp32: 4, tf32: 4, fp16: 2, bf16: 2, fp8: 1, int8: 1, int4: 0.5, fp4: 0.5 }[d] || 2;
+}
 function fmtBytes(b) {
   if (!Number.isFinite(b)) return '–';
   const g = b / 1073741824;
@@ -280,8 +284,10 @@ function renderEstimate(e) {
     ['GPU memory', fmtBytes(total)],
     // the dtypes the estimate took: "checkpoint's" weights had been fp8 for DeepSeek-V3 with fp8 said
     // nowhere on the page (a review)
-    ['weights', fmtBytes(m.weights_bytes_per_gpu) + (e.weight_dtype ? ' (' + e.weight_dtype + ' weights, ' +
-      e.kv_dtype + ' KV cache)' : '')],
+    ['weights', fmtBytes(m.weights_bytes_per_gpu) + (e.weight_dtype ? ' (' + e.weight_dtype + ' weights' +
+      // gpt-oss: MXFP4 experts, most of the bytes, beside bf16 (a review had read "bf16 weights")
+      (e.checkpoint && e.checkpoint.expert_bits && e.checkpoint.expert_bits / 8 < dtypeBytes(e.weight_dtype)
+        ? ', ' + e.checkpoint.format.toUpperCase() + ' experts' : '') + ', ' + e.kv_dtype + ' KV cache)' : '')],
     ['workspace + reserve', fmtBytes(m.workspace_bytes_per_gpu + m.reserve_bytes_per_gpu)],
     ['KV cache capacity', fmtBytes(m.kv_capacity_bytes_per_gpu) + ' = ' + fmtInt(m.kv_capacity_tokens) + ' tokens' +
       (state > 0 ? ' of KV alone' : '')],
@@ -294,8 +300,10 @@ function renderEstimate(e) {
   if (held > 0)
     rows.splice(4, 0, ['held back', fmtBytes(held) + (m.mem_util_of === 'free'
       ? ' (the engine\'s KV cache takes ' + m.mem_util + ' of the ' + fmtBytes(free) +
-        ' that weights, workspace and reserve leave of the ' + fmtBytes(m.visible_bytes_per_gpu) + ' the runtime reports)'
-      : ' (the engine takes ' + m.mem_util + ' of the ' + fmtBytes(m.visible_bytes_per_gpu) + ' the runtime reports)')]);
+        ' that weights, workspace and reserve leave of the ' + fmtBytes(m.visible_bytes_per_gpu) +
+        ' the runtime reports of the GPU\'s ' + fmtBytes(total) + ')'
+      : ' (the engine takes ' + m.mem_util + ' of the ' + fmtBytes(m.visible_bytes_per_gpu) + ' the runtime reports of ' +
+        'the GPU\'s ' + fmtBytes(total) + ')')]);
   if (state > 0) rows.push(['state per sequence', fmtBytes(state) + ' per GPU (recurrent layers; any length)']);
   rows.push(['max batch at this context', fmtInt(m.max_batch) + ' sequences (' + fmtInt(m.context_len) + ' tokens each' +
       (state > 0 ? ': ' + fmtBytes(m.context_len * m.kv_bytes_per_token_per_gpu) + ' KV + ' + fmtBytes(state) +

@@ -443,7 +443,7 @@ static size_t json_number_len(const char *p, size_t n)
         while (i < n && p[i] >= '0' && p[i] <= '9')
             i++;
     } else {
-        return i;
+        return 0; /* no digit: "-", "-.5" */
     }
     if (i < n && p[i] == '.') {
         const size_t at = ++i;
@@ -528,9 +528,9 @@ static int check_request_text(const char *text, struct req_err *e)
         } else if (*p == '-' || (*p >= '0' && *p <= '9')) {
             /* a JSON number: [-] digits [. digits] [e [+-] digits]; strtod of just that text (in
              * the C locale of the call) */
-            const char *q = p + (*p == '-');
-            if (*q < '0' || *q > '9')
-                continue; /* "-Infinity": non_number_message names it */
+            if (p[0] == '-' && p[1] == 'I')
+                continue; /* "-Infinity": non_number_message names it (and "-.5", "-" fall to the
+                             grammar below: "-.5" had passed to cJSON as -0.5, a review) */
             size_t n = strspn(p, "-+.eE0123456789");
             /* RFC 8259 section 6's grammar, which cJSON's strtod does not hold to: "01", "1." and
              * "8.e0" had run as 1, 1 and 8 (a review); a gateway's strict parser refuses them */

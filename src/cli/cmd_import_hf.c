@@ -9,6 +9,7 @@
 #include "model/arch.h"
 #include "model/ckpt.h"
 #include "render/render_json.h"
+#include "render/rj_add.h"
 
 enum { OPT_NAME = 1 };
 
@@ -59,9 +60,10 @@ static int modelopt_sibling(struct cli *c, const char *file, char **text, size_t
                          "hf_quant_config.json)\n", sib);
         return 2;
     }
-    cJSON *qc = cJSON_AddObjectToObject(cfg, "quantization_config");
-    cJSON_AddStringToObject(qc, "quant_method", "modelopt");
-    cJSON_AddItemToObject(qc, "quantization", cJSON_Duplicate(quant, true));
+    /* checked adds: rj_print refuses a tree an add failed on (out of memory) */
+    cJSON *qc = rj_obj(cfg, "quantization_config");
+    rj_str(qc, "quant_method", "modelopt");
+    rj_item(qc, "quantization", cJSON_Duplicate(quant, true));
     char *merged = rj_print(cfg, false, false);
     cJSON_Delete(hq);
     cJSON_Delete(cfg);

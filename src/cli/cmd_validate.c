@@ -795,6 +795,12 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
     table_col(&t, "predicted", 3);
     table_col(&t, "error_pct", 1);
     cJSON *o = c->format == TABLE_JSON ? cJSON_CreateObject() : NULL, *jr = NULL, *js = NULL;
+    if (c->format == TABLE_JSON && !o) { /* the tables in its place would print beside the JSON (a review) */
+        table_free(&t);
+        free(cases);
+        fputs("llmroof: error: out of memory\n", c->errf);
+        return 1;
+    }
     if (o) {
         rj_str(o, "file", file);
         rj_str(o, "map", map_file);
@@ -1066,6 +1072,8 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     if (!rc && rep && c->format == TABLE_JSON) {
         if ((cv_json = cJSON_CreateObject()))
             cv_summary(c, file, cases, n, x.cv, rep, cv_json);
+        else
+            rc = 1; /* a document without its "cross_validation" is no answer (a review) */
     } else if (!rc && rep) {
         cv_summary(c, file, cases, n, x.cv, rep, NULL);
         if (cli_prose(c))

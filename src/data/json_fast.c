@@ -28,8 +28,8 @@
  * It accepts a subset of what the checked cJSON path (json_parse) accepts, and builds the
  * same tree for it: RFC 8259 JSON whose strings are valid UTF-8 without raw control
  * characters or \u escapes, numbers shorter than cJSON's 63-character buffer, nesting
- * within FAST_MAX_DEPTH and no key twice in an object (compared after unescaping, which
- * finds every repeat parse_json_dup_key finds, as written, and more). Anything else - every
+ * within FAST_MAX_DEPTH and no key twice in an object (compared after unescaping, as
+ * parse_json_dup_key compares them). Anything else - every
  * malformed document among them - returns "not handled", and json_doc_parse runs the
  * checked path, whose messages (file:line:col, what failed first) stay the only ones. */
 #define FAST_MAX_DEPTH 64

@@ -137,10 +137,10 @@ int ops_shard_layout(const struct llmroof_model *m, const struct llmroof_layout 
     out->mlp_shared_local = mtp > 0 && lay->shared_local;
     if (mtp > 0) { /* every routed expert split by width over the stage; the shared experts and the
                       dense MLPs too, or with shared_local over the replica's attention TP alone */
-        out->moe_intermediate_per_rank = ops_expert_width_rank(m, (double)m->moe_intermediate, mtp);
+        out->moe_intermediate_per_rank = (double)m->moe_intermediate / mtp;
         if (!lay->shared_local) {
             out->intermediate_per_rank = (double)m->intermediate / mtp;
-            out->shared_intermediate_per_rank = (double)m->moe_intermediate / mtp;
+            out->shared_intermediate_per_rank = out->moe_intermediate_per_rank;
         }
     }
     /* SGLang's LM head under data-parallel attention (without --enable-dp-lm-head) is split over

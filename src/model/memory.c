@@ -93,8 +93,8 @@ static struct layer_mats layer_matrices(const struct llmroof_model *m, const str
 
 /* Weight elements of one rank: attention of one layer, dense MLP layer, MoE layer
  * (non-expert part in *moe_w, routed experts in *moe_e). */
-static void layer_weights(const struct llmroof_model *m, const struct llmroof_shard *sh, double *attn, double *dense,
-                          double *moe_w, double *moe_e)
+static void layer_weights(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                          const struct llmroof_dtypes *dt, double *attn, double *dense, double *moe_w, double *moe_e)
 {
     const double h = (double)m->hidden, d = (double)m->head_dim;
     const double Hq = (double)sh->heads_per_rank, Kr = (double)sh->kv_heads_per_rank;
@@ -123,7 +123,7 @@ static void layer_weights(const struct llmroof_model *m, const struct llmroof_sh
     *moe_w = *moe_e = 0;
     if (m->moe_experts > 0) {
         const double E = (double)m->moe_experts;
-        const double Ie = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank; /* whole experts under EP */
+        const double Ie = ops_expert_width(m, sh, dt); /* whole experts under EP; MXFP4's padded slice */
         const double local = sh->ep > 1 ? E / (double)sh->ep : E;
         *moe_e = local * nmat * h * Ie;
         /* shared experts + router, and the routed experts' biases: 16-bit beside MXFP4 weights
@@ -166,7 +166,7 @@ static double stage_weights(const struct llmroof_model *m, const struct llmroof_
     const long base = L / pp, extra = L % pp;
     const long start = s * base + (s < extra ? s : extra), n = base + (s < extra ? 1 : 0);
     double attn, dense, moe_w, moe_e;
-    layer_weights(m, sh, &attn, &dense, &moe_w, &moe_e);
+    layer_weights(m, sh, dt, &attn, &dense, &moe_w, &moe_e);
     const double nm = moe_layers_below(m, start + n) - moe_layers_below(m, start);
     /* the router's h x E at wu, which a block-fp8 checkpoint keeps bf16 (ops_unquantized_bytes) */
     const double router = m->moe_experts > 0 ? h * (double)m->moe_experts * (wu - w) : 0.0;
@@ -670,7 +670,7 @@ static double mean_mlp_bytes(const struct llmroof_model *m, const struct llmroof
 {
     const double w = ops_weight_bytes(dt), we = ops_expert_bytes(m, dt), wu = ops_unquantized_bytes(m, dt, false);
     double attn, dense, moe_w, moe_e;
-    layer_weights(m, sh, &attn, &dense, &moe_w, &moe_e);
+    layer_weights(m, sh, dt, &attn, &dense, &moe_w, &moe_e);
     const double L = (double)m->layers, router = m->moe_experts > 0 ? (double)m->hidden * (double)m->moe_experts * (wu - w) : 0.0;
     double nm = moe_layers_below(m, m->layers), nd = L - nm;
     if (layers_patterned(m)) { /* per layer kind, as stage_weights counts them (NAS widths included) */
@@ -690,7 +690,7 @@ static double mean_attn_bytes(const struct llmroof_model *m, const struct llmroo
 {
     const double w = ops_weight_bytes(dt), L = (double)m->layers, h = (double)m->hidden;
     double attn, dense, moe_w, moe_e;
-    layer_weights(m, sh, &attn, &dense, &moe_w, &moe_e);
+    layer_weights(m, sh, dt, &attn, &dense, &moe_w, &moe_e);
     if (layers_patterned(m)) {
         const struct llmroof_layer_counts c = layers_count(m, 0, m->layers);
         const double norms = arch_norms_per_layer(m) * (m->norm == LLMROOF_NORM_LAYER ? 2.0 * h : h);
@@ -760,7 +760,7 @@ void memory_head_drafter_own(const struct llmroof_model *m, const struct llmroof
         struct llmroof_shard ash;
         (void)ops_head_attn(m, own, sh, &am, &ash, NULL); /* the caller has checked its TP */
         double attn, dense, moe_w, moe_e;
-        layer_weights(&am, &ash, &attn, &dense, &moe_w, &moe_e);
+        layer_weights(&am, &ash, dt, &attn, &dense, &moe_w, &moe_e);
         *bytes_per_gpu += attn * ops_weight_bytes(dt) - mean_attn_bytes(m, sh, dt);
         const struct ops_head hd = ops_head_shape_own(m, own, eagle3_vocab, true, true);
         if (hd.mlp_width > 0) {

@@ -134,8 +134,8 @@ int ops_shard(const struct llmroof_model *m, int tp, struct llmroof_shard *out, 
         out->kv_replicated = true;
     }
     out->intermediate_per_rank = (double)m->intermediate / tp;
-    out->shared_intermediate_per_rank = (double)m->moe_intermediate / tp;
-    out->moe_intermediate_per_rank = ops_expert_width_rank(m, (double)m->moe_intermediate, tp);
+    out->moe_intermediate_per_rank = (double)m->moe_intermediate / tp;
+    out->shared_intermediate_per_rank = out->moe_intermediate_per_rank;
     out->vocab_per_rank = (double)m->vocab / tp;
     out->lm_vocab_per_rank = out->vocab_per_rank;
     out->few = ops_few_rule_flops(m);
@@ -1009,7 +1009,7 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
         } else {
             /* TP (or --moe-tp): every expert on every rank at 1/moe_tp of its width, over the
              * rank's Tm tokens (its replica's, or the gathered stage's) */
-            const double Ie = sh->moe_intermediate_per_rank;
+            const double Ie = ops_expert_width(m, sh, dt); /* MXFP4's padded slice (ops.h) */
             const double Ish = (double)m->moe_shared * sh->shared_intermediate_per_rank;
             hit = ops_experts_hit(E, kk, Tm);
             flops = 2.0 * Tm * kk * h * Ie * nmat + 2.0 * Tr * h * Ish * nmat;
@@ -1030,7 +1030,7 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
         enum llmroof_dtype ckc;
         out->expert_fp8 = we < 2.0 && (dt->weight == LLMROOF_FP8 || ((ops_ckpt_lowp_modules(m, dt, &ckc) & LLMROOF_CKPT_FFN) &&
                                                                      ckc == LLMROOF_FP8));
-        out->expert_wbytes = hit * (sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank) * nmat * h * we;
+        out->expert_wbytes = hit * ops_expert_width(m, sh, dt) * nmat * h * we;
         out->tokens_per_expert = hit > 0 ? (sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : Tm * kk) / hit : 0.0;
         /* permute, grouped gate_up, activation, grouped down, un-permute and weighted sum (5);
          * shared experts run as a dense MLP of their own beside them: gate_up GEMM, activation,
@@ -1043,7 +1043,7 @@ void ops_build_split(const struct llmroof_model *m, const struct llmroof_shard *
         /* the routed rows this rank computes (T k, or the busiest rank's assignments) and their
          * width; the shared MLP's width on this rank, as above: whole with data-parallel attention */
         const double rows = sh->ep > 1 ? Ttot * kk / (double)sh->ep * out->ep_busy : Tm * kk;
-        const double Ier = sh->ep > 1 ? (double)m->moe_intermediate : sh->moe_intermediate_per_rank;
+        const double Ier = ops_expert_width(m, sh, dt);
         const double Ishr = (double)m->moe_shared * (sh->ep > 1 && sh->dp_attn ? (double)m->moe_intermediate
                                                      : sh->ep > 1                ? sh->moe_intermediate_per_rank
                                                                                  : sh->shared_intermediate_per_rank);

@@ -374,20 +374,6 @@ static inline double ops_module_weight_bytes(const struct llmroof_model *m, cons
 {
     return ops_ckpt_quantized(m, dt, module) ? m->ckpt_bits / 8.0 : ops_weight_bytes(dt);
 }
-/* One routed expert's width on a rank that holds 1/n of it: width / n, but for MXFP4 experts
- * (gpt-oss) rounded up to a multiple of 64, twice the format's block of 32: vLLM's and SGLang's
- * Mxfp4MoEMethod.create_weights pad intermediate_size_per_partition so (CUDA's default backends),
- * and the kernels stream and multiply the padding. gpt-oss-120b at TP 8: 2880 / 8 = 360 -> 384
- * (+6.7%), TP 4: 720 -> 768, TP 2: 1440 -> 1472, TP 1 and whole experts under EP: 2880 (45 x 64).
- * (FlashInfer's Blackwell MXFP4 kernels pad to 256 and the hidden size too: not modelled.) */
-static inline double ops_expert_width_rank(const struct llmroof_model *m, double width, int n)
-{
-    const double w = width / (double)n;
-    if (m->ckpt_expert_bits > 0 && strcmp(m->ckpt_format, "mxfp4") == 0 && n > 1)
-        return ceil(w / 64.0) * 64.0;
-    return w;
-}
-
 /* Bytes per stored routed-expert weight: a checkpoint that ships its experts narrower than the
  * weight dtype (gpt-oss: MXFP4 experts, 4.25 bits with the e8m0 scale per 32; NVFP4 DeepSeek-R1:
  * 4.5 bits with the e4m3 scale per 16) keeps them so, as vLLM and SGLang serve them; otherwise
@@ -398,6 +384,26 @@ static inline double ops_expert_bytes(const struct llmroof_model *m, const struc
     if (m->ckpt_expert_bits > 0 && m->ckpt_expert_bits / 8.0 < w)
         return m->ckpt_expert_bits / 8.0;
     return ops_module_weight_bytes(m, dt, LLMROOF_CKPT_FFN);
+}
+
+/* One routed expert's width on a rank of sh as the engines allocate it: whole under EP, else the
+ * rank's slice, which for experts stored as MXFP4 (gpt-oss, when ops_expert_bytes keeps its 4.25
+ * bits) is padded to a multiple of 64, twice the format's block of 32: vLLM's Mxfp4MoEMethod pads
+ * intermediate_size_per_partition so on its default path (the Triton kernels on Hopper; its Marlin
+ * path on A100/Ada pads to 128 and the hidden size to 3,072, FlashInfer's Blackwell kernels to 256
+ * and 3,072, ROCm its own: not modelled), and the kernels stream and multiply the padding.
+ * gpt-oss-120b at TP 8: 2880 / 8 = 360 -> 384 (+6.7%), TP 4: 720 -> 768, TP 2: 1440 -> 1472; at
+ * TP 1 and under EP 2880 = 45 x 64. */
+static inline double ops_expert_width(const struct llmroof_model *m, const struct llmroof_shard *sh,
+                                      const struct llmroof_dtypes *dt)
+{
+    if (sh->ep > 1)
+        return (double)m->moe_intermediate;
+    const double w = sh->moe_intermediate_per_rank;
+    if (m->ckpt_expert_bits > 0 && strcmp(m->ckpt_format, "mxfp4") == 0 &&
+        ops_expert_bytes(m, dt) == m->ckpt_expert_bits / 8.0 && w < (double)m->moe_intermediate)
+        return ceil(w / 64.0) * 64.0;
+    return w;
 }
 /* The checkpoint modules (LLMROOF_CKPT_* bits) whose GEMMs run at *compute rather than at the
  * activation dtype: a W4A4 checkpoint's quantized modules (NVFP4: weights and activations e2m1

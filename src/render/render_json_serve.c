@@ -373,6 +373,8 @@ char *render_json_sim_sweep(const char *param, const struct sim_point *pts, int 
             if (!v || !cJSON_ReplaceItemInObjectCaseSensitive(p, param, v)) { /* the base's value would stay */
                 cJSON_Delete(v);
                 rj_mark(p, NULL);
+            } else if (!v->string) { /* cJSON before 1.7.16 does not check the key's copy: "": 512 */
+                rj_mark(p, NULL);
             }
         } else
             rj_num(p, param, pts[i].param);

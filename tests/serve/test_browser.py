@@ -440,6 +440,14 @@ def main():
                      ".find((tr) => tr.cells[0].textContent === 'weights'); return r ? r.cells[1].textContent : ''; })()")
         if "(fp16 weights, fp16 KV cache)" not in wrow:
             failures.append("weights row without its dtypes: %r" % wrow)
+        # gpt-oss's MXFP4 experts, most of its bytes, are named beside its bf16 (a review read "bf16 weights")
+        br.js("document.body.dataset.ready = 'stale'")
+        br.call("Page.navigate", {"url": url + "?model=gpt-oss-120b&gpu=h100&batch=1&prompt=512&output=2"})
+        br.wait("document.body && document.body.dataset.ready === 'estimate'")
+        wrow = br.js("(() => { const r = Array.from(document.querySelectorAll('#memory tr'))"
+                     ".find((tr) => tr.cells[0].textContent === 'weights'); return r ? r.cells[1].textContent : ''; })()")
+        if "(bf16 weights, MXFP4 experts, fp16 KV cache)" not in wrow:
+            failures.append("gpt-oss weights row: %r" % wrow)
         # TensorRT-LLM's fraction is of the free memory: the row says so, with the free figure (it
         # had said "takes 0.9 of the 79.18 GiB the runtime reports" beside 6.96 GiB held back)
         br.js("document.body.dataset.ready = 'stale'")

@@ -350,7 +350,7 @@ static void a_key_given_twice_should_be_refused(void **state)
  * review). Byte 64: the text before "batch"'s value, counted in bad_values_and_options. */
 static void numbers_outside_the_json_grammar_should_be_refused(void **state)
 {
-    static const char *const bad[] = { "01", "1.", "8.e0", "-01", "1.5e", "1e+", "00" };
+    static const char *const bad[] = { "01", "1.", "8.e0", "-01", "1.5e", "1e+", "00", "-.5", "-" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char req[256], needle[128];
         snprintf(req, sizeof req, "{\"command\":\"estimate\",\"model\":\"llama-2-7b\",\"gpu\":\"a100\",\"batch\":%s}",

@@ -1260,6 +1260,14 @@ static void import_hf_matches_curated_entries(void **state)
         }
         assert_string_equal(m.id, "imported");
         assert_same_shape(&m, model(&cat, cases[i].id));
+        /* and the checkpoint the config states (DeepSeek-V3's and Kimi-K2's fp8, gpt-oss's MXFP4
+         * experts), as test_layers checks the newer families' */
+        if (m.ckpt_format[0]) {
+            const struct llmroof_model *c = model(&cat, cases[i].id);
+            assert_string_equal(c->ckpt_format, m.ckpt_format);
+            assert_true(fabs(c->ckpt_bits - m.ckpt_bits) < 1e-3);
+            assert_true(fabs(c->ckpt_expert_bits - m.ckpt_expert_bits) < 1e-3);
+        }
     }
     catalog_free(&cat);
 }

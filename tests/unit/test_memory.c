@@ -419,7 +419,7 @@ static void dp_attention_sizes_the_workspace_per_replica(void **state)
  * 2 B = 4,334,742,144 B, among them the experts' biases (128 x 36 x (2 x 2,880 + 2,880)), the
  * router's (128 x 36) and the sinks (64 x 36), which ship bf16 (they had been priced as MXFP4
  * weights, and the sinks and router biases left out: 58.5 MB short): 65,248,815,744 B.
- * Under TP the experts' width pads to a multiple of 64 (ops_expert_width_rank): 2,880 / 8 = 360
+ * Under TP the experts' width pads to a multiple of 64 (ops_expert_width): 2,880 / 8 = 360
  * -> 384 a rank, so a GPU of 8 holds 128 x 36 x 3 x 2,880 x 384 = 15,288,238,080 expert weights
  * x 0.53125 = 8,121,876,480 B (7,614,259,200 unpadded), and at 2 B: a layer's attention (8 of the
  * 64 query heads and 1 of the 8 K/V heads of 64: q 2,880 x 512 + k/v 2 x 2,880 x 64 + their
@@ -427,7 +427,8 @@ static void dp_attention_sizes_the_workspace_per_replica(void **state)
  * router and bias 368,768 and its experts' biases 128 x (2 x 384 + 2,880) = 466,944, x 36 layers
  * = 149,859,360; the embedding and the head a vocabulary shard each, 2 x 25,136 x 2,880 =
  * 144,783,360, and the final norm 2,880: 294,645,600 x 2 = 589,291,200 B. 8,711,167,680 B a GPU.
- * A model without MXFP4 experts divides exactly. */
+ * A model without MXFP4 experts divides exactly, and so do gpt-oss's experts served as int4 (a
+ * review: the padding had followed the checkpoint, not the bytes served). */
 static void gpt_oss_weights_by_hand_and_its_padded_expert_slices(void **state)
 {
     struct llmroof_catalog cat;
@@ -437,10 +438,15 @@ static void gpt_oss_weights_by_hand_and_its_padded_expert_slices(void **state)
     assert_rel_close(m1.weights_bytes_per_gpu, 65248815744.0, 1e-15);
     static const struct { int tp; double width; } pads[] = { { 1, 2880 }, { 2, 1472 }, { 4, 768 }, { 8, 384 } };
     struct llmroof_err err = { 0 };
+    const struct llmroof_dtypes bf16 = { LLMROOF_BF16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false,
+                                         LLMROOF_ACT_QUANT_SEPARATE, false };
+    struct llmroof_dtypes i4 = bf16;
+    i4.weight = LLMROOF_INT4;
     for (size_t i = 0; i < sizeof pads / sizeof pads[0]; i++) {
         struct llmroof_shard sh;
         assert_int_equal(ops_shard(oss, pads[i].tp, &sh, &err), 0);
-        assert_rel_close(sh.moe_intermediate_per_rank, pads[i].width, 0);
+        assert_rel_close(ops_expert_width(oss, &sh, &bf16), pads[i].width, 0);
+        assert_rel_close(ops_expert_width(oss, &sh, &i4), 2880.0 / pads[i].tp, 0); /* int4 experts: no MXFP4 */
     }
     const struct llmroof_memory m8 = eval(&cat, "gpt-oss-120b", "h100", 8, LLMROOF_BF16, LLMROOF_FP16, 2048, theoretical());
     assert_rel_close(m8.weights_bytes_per_gpu, 8711167680.0, 1e-15);
