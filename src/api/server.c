@@ -1410,7 +1410,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         double clen = 0;
         if (!r.status && cl && parse_double(cl, &clen) && clen > SERVER_MAX_BODY_BYTES) {
             k->too_big = true;
-            if (clen > 64.0 * SERVER_MAX_BODY_BYTES) /* not worth reading: answer now, MHD closes */
+            /* not worth reading (over 64 MiB), or not sent yet: a client that asked
+             * "Expect: 100-continue" (curl does above 1 MiB) waits for the go-ahead, so the 413
+             * goes now instead of after the whole body (a review); MHD closes */
+            const char *ex = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Expect");
+            if (clen > 64.0 * SERVER_MAX_BODY_BYTES || (ex && strcasecmp(ex, "100-continue") == 0))
                 reply_error(&r, 413, "llmroof: error: request: the body is over 1 MiB");
         }
         if (!r.status)

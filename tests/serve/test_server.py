@@ -384,6 +384,13 @@ class Server(unittest.TestCase):
         st, _, data = request(self.port, "POST", "/api/v1/estimate", b" " * (1024 * 1024 + 1))
         self.assertEqual(st, 413)
         self.error(data)
+        # a client that asks for the go-ahead (curl above 1 MiB: Expect: 100-continue) gets the 413
+        # at once, before sending its body, not "100 Continue" and a 413 after the whole body (a review)
+        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as s:
+            s.sendall(b"POST /api/v1/estimate HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 2097152\r\nExpect: 100-continue\r\n\r\n" % self.port)
+            head = s.recv(4096)
+        self.assertTrue(head.startswith(b"HTTP/1.1 413"), head[:80])
 
     def test_wrong_method_is_405_with_allow(self):
         st, hdr, _ = request(self.port, "GET", "/api/v1/estimate")
