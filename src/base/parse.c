@@ -252,7 +252,7 @@ static char *unescape_key(const char *p, size_t len, size_t *out_len)
         case 'n': cp = '\n'; break;
         case 'r': cp = '\r'; break;
         case 't': cp = '\t'; break;
-        case '"': case '\\': case '/': cp = e; break;
+        case '"': case '\\': case '/': cp = (unsigned char)e; break;
         case 'u': {
             const int hi = hex4(p + 2, end);
             used = 6;
