@@ -265,6 +265,9 @@ struct llmroof_engine {
                                          the pieces (needs graph_max_batch) */
     double launch_s;                  /* CPU time to launch one kernel in a step no graph replays, s
                                          [0, 50 us]; 0 = 4 us */
+    double launch_mla_s;              /* the same for a model with MLA attention (DeepSeek-V2/V3/R1, Kimi-K2),
+                                         whose engine code spends more Python per kernel, s [0, 100 us];
+                                         0 = launch_s */
     double kernel_factor;             /* kernels launched / the fused count ops.c declares, [1, 4]; 0 = 1 */
     bool kv_per_query_head;           /* decode attention reads K/V once per query head (GQA before XQA) */
     bool quantized_head;              /* quantized weights include the embedding, the LM head and the MoE

@@ -220,7 +220,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     static const char *const fields[] = { "id", "name", "aliases", "step_overhead_s", "first_token_s", "compute_scale",
                                           "waiting_served_ratio", "max_waiting_steps", "max_paddings",
                                           "max_paddings_option", "multi_step_scheduling", "recv_interval_option",
-                                          "collective_latency_s", "cuda_graphs", "launch_s", "kernel_factor",
+                                          "collective_latency_s", "cuda_graphs", "launch_s", "launch_mla_s", "kernel_factor",
                                           "kv_per_query_head", "quantized_head", "fp8_kv_per_query_head", "cuda_core_decode", "fp8_attention",
                                           "fp16_accumulate", "attention_kernel", "act_quant",
                                           "dequant_min_tokens", "prompt_ubatch_tokens", "logits_all_tokens", "kv_copy", "mmq_share", "wo_issue_per_flop", "custom_allreduce", "dsa_flashmla_pad", "dsa_dense_short_prefill", "first_token_decode",
@@ -259,6 +259,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_number(c, e, "collective_latency_s", "collective_latency_s", false, 0, false, 50e-6,
                          &g->collective_latency_s, NULL)) ||
         (rc = json_get_number(c, e, "launch_s", "launch_s", false, 0, false, 50e-6, &g->launch_s, NULL)) ||
+        (rc = json_get_number(c, e, "launch_mla_s", "launch_mla_s", false, 0, false, 100e-6, &g->launch_mla_s, NULL)) ||
         (rc = json_get_number(c, e, "kernel_factor", "kernel_factor", false, 1, false, 4, &g->kernel_factor, NULL)) ||
         (rc = json_get_bool(c, e, "cuda_graphs", false, &g->cuda_graphs)) ||
         (rc = json_get_bool(c, e, "kv_per_query_head", false, &g->kv_per_query_head)) ||

@@ -483,6 +483,7 @@ static void set_context(const struct llmroof_model *m, const struct llmroof_shar
                  fkeys = sparse ? keys : per_replica(b->few_keys, rep);
     const bool absorbed = mla && fT >= T * 0.9999999;
     out->mla_absorbed = absorbed;
+    out->mla = mla;
     double fp = fpairs, fk = fkeys; /* the few-query sequences' share, for MLA's split */
     out->dsa_pairs = out->dsa_full_pairs = out->dsa_decode_tokens = out->dsa_decode_pairs = 0.0;
     if (dense) {
@@ -1439,6 +1440,7 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
         out->gemm_out[LLMROOF_OP_MLA_KV_UP] = 0.0;
         /* what the roofline reads of the attention (set_context's step-wide fields) */
         out->mla_absorbed = false;
+        out->mla = false;
         out->attn_kv_bytes = lo.attn_kv_bytes;
         out->attn_local_kv_bytes = out->attn_local_full_flops = out->attn_local_full_bytes = 0.0;
         out->local_sliding = lo.local_sliding;

@@ -456,6 +456,8 @@ struct llmroof_oplist {
     double ep_busy;                         /* EP: the busiest rank's routed assignments over the mean
                                                (--ep-imbalance, or uniform routing's expected largest) */
     bool mla_absorbed;                      /* MLA step run with absorbed weights over the latent (decode) */
+    bool mla;                               /* the model's attention is MLA (its engine code's launch cost:
+                                               engine launch_mla_s) */
     int ep_ranks;                           /* all-to-all group (expert parallelism), 0 = none */
     double a2a_topk;                        /* all-to-all: copies of each token (routed experts, top-k) */
     double a2a_groups, a2a_topk_groups;     /* ... and the groups they come from (group-limited routing;

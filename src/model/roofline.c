@@ -131,6 +131,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.comm_latency_s = en->collective_latency_s;
         /* launch_s is the eager steps' cost at this host; graphs decide per step which those are (rl_launch) */
         e.launch_s = (en->launch_s > 0 ? en->launch_s : KERNEL_LAUNCH_S_DEFAULT) * e.cpu_scale;
+        e.launch_mla_s = en->launch_mla_s > 0 ? en->launch_mla_s * e.cpu_scale : 0.0;
         e.graphs = en->cuda_graphs;
         e.graph_max = (double)en->graph_max_batch;
         e.graph_piecewise = en->graph_piecewise;
@@ -453,7 +454,9 @@ static bool rl_eager(const struct llmroof_effs *eff, const struct llmroof_oplist
  * full graph (cudagraph_mode FULL_AND_PIECEWISE). */
 static void rl_launch(const struct llmroof_effs *eff, const struct llmroof_oplist *ops, double *other, double *attn)
 {
-    *other = *attn = eff->launch_s;
+    /* an MLA model's eager kernels at the engine's own cost for that code (SGLang: 45 us against
+     * 25 for dense models' modules, docs/model.md `launch_mla_s`) */
+    *other = *attn = ops->mla && eff->launch_mla_s > 0 ? eff->launch_mla_s : eff->launch_s;
     if (!eff->graphs)
         return;
     if (eff->graph_max <= 0) { /* graphs of every step */

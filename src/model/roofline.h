@@ -29,6 +29,7 @@ struct llmroof_effs {
     double overlap;       /* share of the shorter roofline term not hidden under the longer, [0, 0.5] */
     double launch_s;      /* CPU time per kernel launch the GPU may wait for, in a step no CUDA graph
                              replays, s */
+    double launch_mla_s;  /* the same in an MLA model's step (engine launch_mla_s; 0 = launch_s) */
     /* CUDA-graph coverage (docs/model.md "CUDA-graph coverage"); graphs false: every step eager */
     bool graphs;          /* the engine replays CUDA graphs: a replayed step launches no kernel */
     double graph_max;     /* the largest step replayed: a decode-type step's sequences, or with

@@ -287,6 +287,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         rj_num(o, "collective_latency_s", round(e[i].collective_latency_s * 1e8) / 1e8);
         /* what the fit never touches: the engine's code, as the loader reads it */
         add_positive(o, "launch_s", (double)e[i].launch_s);
+        add_positive(o, "launch_mla_s", (double)e[i].launch_mla_s);
         add_positive(o, "kernel_factor", (double)e[i].kernel_factor);
         add_positive(o, "dequant_min_tokens", (double)e[i].dequant_min_tokens);
         add_positive(o, "prompt_ubatch_tokens", (double)e[i].prompt_ubatch_tokens);

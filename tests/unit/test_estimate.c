@@ -60,6 +60,41 @@ static void each_attention_replica_schedules_its_own_sequences(void **state)
     catalog_free(&cat);
 }
 
+/* An MLA model's eager kernels cost the engine's launch_mla_s (SGLang: 45 us), a dense model's
+ * launch_s (25 us). DeepSeek-R1 on 8 H200s (host speed 1), a 128-token prompt under SGLang: its
+ * prefill is eager (graphs for decode only) and its 1,809 kernels (61 layers: 58 MoE layers of
+ * 2 norms + 7 qkv + 1 KV write + 1 attention + 1 MLA up + 2 o_proj + 2 all-reduce + 2 router + 12
+ * experts = 30, 3 dense layers of 2 + 7 + 1 + 1 + 1 + 2 + 2 + 5 = 21, the vocabulary-split
+ * embedding's all-reduce 1, the final norm 1, the LM head 3 and its all-gather 1: 1,740 + 63 + 6 =
+ * 1,809) launch in
+ * 1,809 x 45 us = 81.405 ms, past the step's GPU time (about 29 ms): the prefill takes them plus
+ * the 0.32 ms step overhead (SGLang PR #12160 logged 82.6 ms for such an eager forward). Llama-3.1-
+ * 8B's 128-token prefill stays at 25 us a kernel. */
+static void an_mla_models_eager_kernels_cost_the_engines_mla_launch(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *sg = shipped_engine(&cat, "sglang");
+    assert_rel_close(sg->launch_s, 25e-6, 1e-12);
+    assert_rel_close(sg->launch_mla_s, 45e-6, 1e-12);
+    struct llmroof_setup s = setup(&cat, "deepseek-r1", "h200", 8);
+    s.dt.weight = LLMROOF_FP8;
+    s.eff = roofline_effs_engine(s.gpu, sg, NULL);
+    struct llmroof_estimate e = run(&s, 1, 128, 2);
+    assert_rel_close(e.prefill.launch_s, 1809.0 * 45e-6, 1e-9);
+    assert_true(e.prefill.cpu_wait_s > 0.04);
+    assert_rel_close(e.prefill.time_s, 1809.0 * 45e-6 + e.prefill.overhead_s, 1e-9);
+    struct llmroof_setup l = setup(&cat, "llama-3.1-8b", "h100", 1);
+    l.eff = roofline_effs_engine(l.gpu, sg, NULL);
+    e = run(&l, 1, 128, 2);
+    assert_true(e.prefill.launch_s > 0);
+    /* 25 us a kernel: the launch sum over the prefill's kernels is a whole multiple of it */
+    const double k = e.prefill.launch_s / 25e-6;
+    assert_rel_close(k, round(k), 1e-9);
+    catalog_free(&cat);
+}
+
 /* Eager launches overlap the GPU (docs/model.md 3a): the CPU enqueues kernels ahead while the GPU
  * drains them, so a step costs max(GPU time, CPU launch time), not the per-operator sum of
  * maxima. llama-2-7b at batch 1 on an H100 (its host, the Xeon Platinum 8480C, is the reference:
@@ -1860,6 +1895,7 @@ int main(void)
         cmocka_unit_test(estimate_memory_object_agrees_with_memory_command),
         cmocka_unit_test(dp_attention_keeps_a_prompt_on_one_replica),
         cmocka_unit_test(eager_launches_overlap_the_gpu_step),
+        cmocka_unit_test(an_mla_models_eager_kernels_cost_the_engines_mla_launch),
         cmocka_unit_test(no_engine_replays_decode_graphs_to_512_sequences),
         cmocka_unit_test(host_cpu_speed_stretches_the_engines_cpu_time),
         cmocka_unit_test(vllm_0_5_cpu_share_matches_its_profile),
