@@ -890,6 +890,8 @@ static void engine_fields_outside_their_bounds_are_rejected(void **state)
         { "\"compute_scale\": 1, \"logits_all_tokens\": 1", "logits_all_tokens" },       /* not a boolean */
         { "\"compute_scale\": 1, \"moe_triton_archs\": \"sm90\"", "moe_triton_archs" },   /* not a list */
         { "\"compute_scale\": 1, \"moe_triton_archs\": [\"sm 90\"]", "moe_triton_archs" }, /* not an arch name */
+        { "\"compute_scale\": 1, \"launch_mla_s\": 2e-4", "launch_mla_s" },  /* above 100 us */
+        { "\"compute_scale\": 1, \"launch_mla_s\": -1e-6", "launch_mla_s" }, /* not below 0 */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(add_engine(&cat, bad[i].extra, &err), LLMROOF_EINPUT);
@@ -897,6 +899,7 @@ static void engine_fields_outside_their_bounds_are_rejected(void **state)
     }
     assert_int_equal(add_engine(&cat, "\"compute_scale\": 1, \"cuda_graphs\": true, \"launch_s\": 1e-05", &err), 0);
     assert_true(cat.engines[0].cuda_graphs);
+    assert_true(cat.engines[0].launch_mla_s == 0.0); /* absent: launch_s for every model */
     assert_int_equal(cat.engines[0].attention, LLMROOF_ATTN_FLASH2); /* absent: FlashAttention-2 class */
     assert_int_equal(add_engine(&cat, "\"compute_scale\": 1, \"attention_kernel\": \"eager\", "
                                       "\"dequant_min_tokens\": 33, \"prompt_ubatch_tokens\": 512", &err), 0);
