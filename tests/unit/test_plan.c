@@ -1108,6 +1108,8 @@ static void fast_prefill_first_tpot_tracks_the_simulation(void **state)
                   { "deepseek-v3", "h200", 1, 8, true, true, 1727 } };
     for (int pass = 0; pass < 2; pass++)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (pass == 1 && strcmp(cases[i].model, "deepseek-v3") != 0)
+            continue; /* (no MLA: the shipped profile is the first pass's) */
         struct plan_input in;
         base(&in, &cat, cases[i].model);
         in.eff.engine = pass == 0 ? &gpu_bound : shipped_engine(&cat, "sglang");
