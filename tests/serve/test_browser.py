@@ -132,6 +132,13 @@ def load(br, url):
             " document.body.dataset.done === '1'")
 
 
+def memory_row(br, name):
+    """The text of the memory table's row named `name` ('' when there is none)."""
+    return br.js("(() => { const r = Array.from(document.querySelectorAll('#memory tr'))"
+                 ".find((tr) => tr.cells[0].textContent === %s); return r ? r.cells[1].textContent : ''; })()"
+                 % json.dumps(name))
+
+
 def check_links(br, bin_, url, failures):
     """A link's ids resolved as the CLI resolves them; one that names nothing said, not replaced."""
     load(br, url + "?gpu=H200&model=Llama-3.1-70B&kv_dtype=FP8&batch=8&prompt=512&output=256")
@@ -429,36 +436,28 @@ def main():
         mem = one["memory"]
         held = mem["gpu_memory_bytes"] - mem["weights_bytes_per_gpu"] - mem["workspace_bytes_per_gpu"] - \
             mem["reserve_bytes_per_gpu"] - mem["kv_capacity_bytes_per_gpu"]
-        row = br.js("(() => { const r = Array.from(document.querySelectorAll('#memory tr'))"
-                    ".find((tr) => tr.cells[0].textContent === 'held back'); return r ? r.cells[1].textContent : ''; })()")
+        row = memory_row(br, "held back")
         if held < 1 << 30 or not row.startswith("%.2f GiB" % (held / 2**30)) or \
                 "held back" not in br.js("document.getElementById('memlegend').textContent"):
             failures.append("held-back memory %.2f GiB: row %r" % (held / 2**30, row))
         # the weights row names the dtypes the estimate took (DeepSeek-V3's checkpoint fp8 had been
         # said nowhere on the page: a review)
-        wrow = br.js("(() => { const r = Array.from(document.querySelectorAll('#memory tr'))"
-                     ".find((tr) => tr.cells[0].textContent === 'weights'); return r ? r.cells[1].textContent : ''; })()")
+        wrow = memory_row(br, "weights")
         if "(fp16 weights, fp16 KV cache)" not in wrow:
             failures.append("weights row without its dtypes: %r" % wrow)
         # gpt-oss's MXFP4 experts, most of its bytes, are named beside its bf16 (a review read "bf16 weights")
-        br.js("document.body.dataset.ready = 'stale'")
-        br.call("Page.navigate", {"url": url + "?model=gpt-oss-120b&gpu=h100&batch=1&prompt=512&output=2"})
-        br.wait("document.body && document.body.dataset.ready === 'estimate'")
-        wrow = br.js("(() => { const r = Array.from(document.querySelectorAll('#memory tr'))"
-                     ".find((tr) => tr.cells[0].textContent === 'weights'); return r ? r.cells[1].textContent : ''; })()")
+        load(br, url + "?model=gpt-oss-120b&gpu=h100&batch=1&prompt=512&output=2")
+        wrow = memory_row(br, "weights")
         if "(bf16 weights, MXFP4 experts, fp16 KV cache)" not in wrow:
             failures.append("gpt-oss weights row: %r" % wrow)
         # TensorRT-LLM's fraction is of the free memory: the row says so, with the free figure (it
         # had said "takes 0.9 of the 79.18 GiB the runtime reports" beside 6.96 GiB held back)
-        br.js("document.body.dataset.ready = 'stale'")
-        br.call("Page.navigate", {"url": url + "?model=llama-3.1-8b&gpu=h100&engine=tensorrt-llm&batch=1&prompt=512&output=1"})
-        br.wait("document.body && document.body.dataset.ready === 'estimate'")
+        load(br, url + "?model=llama-3.1-8b&gpu=h100&engine=tensorrt-llm&batch=1&prompt=512&output=1")
         trt = cli_json(bin_, "estimate", "-m", "llama-3.1-8b", "-g", "h100-sxm5-80gb", "-t", "1", "-b", "1", "-p", "512",
                        "-o", "1", "-e", "tensorrt-llm", "--weight-dtype", "fp16", "--kv-dtype", "fp16")["memory"]
         free = trt["usable_bytes_per_gpu"] - trt["weights_bytes_per_gpu"] - trt["workspace_bytes_per_gpu"] - \
             trt["reserve_bytes_per_gpu"]
-        row = br.js("(() => { const r = Array.from(document.querySelectorAll('#memory tr'))"
-                    ".find((tr) => tr.cells[0].textContent === 'held back'); return r ? r.cells[1].textContent : ''; })()")
+        row = memory_row(br, "held back")
         if trt.get("mem_util_of") != "free" or \
                 "takes 0.9 of the %.2f GiB that weights, workspace and reserve leave" % (free / 2**30) not in row:
             failures.append("TensorRT-LLM's held-back row %r (free %.2f GiB, mem_util_of %r)" %
