@@ -90,6 +90,7 @@ int cmd_list(struct cli *c, int argc, char **argv)
         table_col(&t, "compute_scale", 2);
         table_col(&t, "collective_latency_us", 1);
         table_col(&t, "launch_us", 1);
+        table_col(&t, "launch_mla_us", 1);
         table_col(&t, "graphs", 0);
         table_col(&t, "kernel_factor", 1);
         table_col(&t, "attention_kernel", 0);
@@ -114,6 +115,12 @@ int cmd_list(struct cli *c, int argc, char **argv)
              * (docs/catalog.md "Engines") */
             table_num(&t, e->cuda_graphs && e->graph_max_batch == 0 ? 0.0
                                                                      : (e->launch_s > 0 ? e->launch_s : 4e-6) * 1e6);
+            /* an MLA model's eager launch where the profile states one (docs/model.md: SGLang's
+             * DeepSeek code) */
+            if (e->launch_mla_s > 0 && !(e->cuda_graphs && e->graph_max_batch == 0))
+                table_num(&t, e->launch_mla_s * 1e6);
+            else
+                table_empty(&t);
             char gr[48] = "";
             if (e->graph_piecewise)
                 snprintf(gr, sizeof gr, "piecewise<=%ld", e->graph_max_batch);

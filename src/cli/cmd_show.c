@@ -291,7 +291,8 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         : e->launch_s > 0 ? "us of CPU per kernel launch in a step no graph replays, at the reference host"
                           : "us per kernel launch in a step no graph replays (default), at the reference host");
     if (e->launch_mla_s > 0 && !all_graphed)
-        kvn(t, "launch_mla", "%.1f", e->launch_mla_s * 1e6, "us of CPU per kernel launch in an MLA model's step no graph replays");
+        kvn(t, "launch_mla", "%.1f", e->launch_mla_s * 1e6,
+            "us of CPU per kernel launch in an MLA model's step no graph replays, at the reference host");
     kvn(t, "kernel_factor", "%.2f", e->kernel_factor > 0 ? e->kernel_factor : 1.0, "kernels launched per fused kernel ops.c declares");
     kv(t, "attention_kernel", attn_kernel_name(e->attention), "");
     kv(t, "act_quant", act_quant_name(e->act_quant),

@@ -1370,6 +1370,11 @@ void ops_build_draft(const struct llmroof_model *m, const struct llmroof_shard *
     /* one batch: SGLang's draft worker never splits (TboForwardBatchPreparer.prepare returns for
      * is_draft_worker), so its all-to-all hides under nothing */
     ops_build_split(m, sh, dt, b, false, out);
+    /* an EAGLE or Medusa head runs module code of its own (SGLang's llama_eagle3.py, a Llama
+     * layer), not the MLA target's: its eager kernels at the engine's launch_s, where an MTP module,
+     * a layer of the target's code, keeps launch_mla_s (a review) */
+    if (medusa_heads > 0 || hd.apart)
+        out->mla = false;
     struct llmroof_op *op = out->op;
     const double a = ops_stream_bytes(dt), w = ops_weight_bytes(dt);
     const double h = (double)m->hidden, L = (double)m->layers;

@@ -92,6 +92,22 @@ static void an_mla_models_eager_kernels_cost_the_engines_mla_launch(void **state
     /* 25 us a kernel: the launch sum over the prefill's kernels is a whole multiple of it */
     const double k = e.prefill.launch_s / 25e-6;
     assert_rel_close(k, round(k), 1e-9);
+    /* an EAGLE-3 head on DeepSeek-R1 runs its own Llama-style module: its draft steps past the
+     * decode graphs (300 sequences) launch at launch_s, as without launch_mla_s (a review found
+     * them at 45 us: 4.065 ms a draft step where 2.685 is right) */
+    struct llmroof_engine nomla = *sg;
+    nomla.launch_mla_s = 0.0;
+    const double E = sim_spec_tokens_per_step(3, 0.7);
+    const struct llmroof_spec_decode eagle = { LLMROOF_DRAFTER_HEAD, "eagle3", NULL, 3, 0.7, 0, 4, E, 0, true, { 0 } };
+    struct llmroof_request r = { 300, 128, 64 };
+    struct llmroof_estimate a, b;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(estimate_run_spec(&s, &r, &eagle, &a, &err), 0);
+    s.eff = roofline_effs_engine(s.gpu, &nomla, NULL);
+    assert_int_equal(estimate_run_spec(&s, &r, &eagle, &b, &err), 0);
+    assert_true(a.draft.launch_s > 0);
+    assert_rel_close(a.draft.launch_s, b.draft.launch_s, 1e-12);
+    assert_true(a.decode.launch_s > b.decode.launch_s * 1.7); /* the target's verification: 45 against 25 us */
     catalog_free(&cat);
 }
 
