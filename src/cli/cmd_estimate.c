@@ -389,6 +389,15 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                 sbuf_printf(&c->out, "; steps of %.0f tokens or more dequantize to 16 bits instead", setup.eff.dequant_min_tokens);
             sbuf_append(&c->out, "\n");
         }
+        if (e.prefill.cpu_wait_s > 0 && e.prefill.launch_s > 0) {
+            /* TTFT bound by the host, not the GPU: the eager prompt step's launches outlast its
+             * kernels (docs/model.md "CUDA-graph coverage"; SGLang's DeepSeek prompts) */
+            const double per = e.shard.pp > 1 ? 0.0 : e.prefill.launch_s - e.prefill.cpu_wait_s;
+            sbuf_printf(&c->out, "note: the prefill is CPU-bound: its kernels take %.3f ms to launch", e.prefill.launch_s * 1e3);
+            if (per > 0)
+                sbuf_printf(&c->out, " against %.3f ms of GPU work", per * 1e3);
+            sbuf_append(&c->out, " (a step no CUDA graph replays: engine launch_s, launch_mla_s)\n");
+        }
         if (e.first_step_s > 0)
             sbuf_printf(&c->out, "note: engine %s samples the first token from a decode step after the prefill; "
                                  "TTFT includes that step's %.3f ms\n",
