@@ -458,6 +458,9 @@ struct llmroof_oplist {
     bool mla_absorbed;                      /* MLA step run with absorbed weights over the latent (decode) */
     bool mla;                               /* the model's attention is MLA (its engine code's launch cost:
                                                engine launch_mla_s) */
+    bool dp_prompt;                         /* data-parallel attention: some replica runs prompt work this
+                                               step, so no replica replays a decode graph (the instance
+                                               decides: estimate_ops_replicas) */
     int ep_ranks;                           /* all-to-all group (expert parallelism), 0 = none */
     double a2a_topk;                        /* all-to-all: copies of each token (routed experts, top-k) */
     double a2a_groups, a2a_topk_groups;     /* ... and the groups they come from (group-limited routing;

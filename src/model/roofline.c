@@ -465,8 +465,9 @@ static void rl_launch(const struct llmroof_effs *eff, const struct llmroof_oplis
     }
     const double per_seq = eff->graph_decode_new > 1.0 ? eff->graph_decode_new : 1.0;
     /* decode-type: every sequence has at most per_seq new tokens (a mixed step's prompt chunks
-     * raise the mean above it; the tolerance as ops.c's a2a_normal) */
-    const bool decode = ops->new_per_seq <= per_seq * 1.0000001;
+     * raise the mean above it; the tolerance as ops.c's a2a_normal), and no other data-parallel
+     * attention replica has prompt work (dp_prompt: the instance replays graphs or none) */
+    const bool decode = ops->new_per_seq <= per_seq * 1.0000001 && !ops->dp_prompt;
     const double size = eff->graph_piecewise ? ops->tokens
                                              : ops->new_per_seq > 0 ? ops->tokens / ops->new_per_seq : 0.0;
     if (size > eff->graph_max * 1.0000001 || (!decode && !eff->graph_piecewise))

@@ -111,6 +111,55 @@ static void an_mla_models_eager_kernels_cost_the_engines_mla_launch(void **state
     catalog_free(&cat);
 }
 
+/* Data-parallel attention replicas run one kind of forward a step (they meet at every MoE layer):
+ * SGLang replays a decode graph only where every DP rank is decoding or idle (the minimum of the
+ * ranks' can_cuda_graph), so one replica's prompt runs every replica's decodes eagerly.
+ * DeepSeek-V3 fp8 on 8 H200s as DPA-8+EP-8 under SGLang: a replica decoding 100 sequences at 2,048
+ * keys, beside 600 more on other replicas, replays its graph (no launch cost); with a 12-token
+ * prompt on another replica the same replica's step launches every kernel at SGLang's 45 us for
+ * MLA code (launch_mla_s): 58 MoE layers of 2 norms + 7 qkv + 1 KV write + 1 attention + 2
+ * absorbed MLA up (W_UK, W_UV) + 2 o_proj + 2 router + 12 experts + 2 all-to-all (dispatch,
+ * combine) = 31, 3 dense layers of 2 + 7 + 1 + 1 + 2 + 2 + 5 = 20, the final norm 1 and the LM head
+ * 3 (TP 1 a replica: no all-reduce, no gather): 1,798 + 60 + 4 = 1,862 kernels x 45 us = 83.79 ms,
+ * past the step's GPU time (about 51 ms, the graphed step). The simulator had replayed it (54 ms
+ * steps where the launches take 81). */
+static void a_replicas_prompt_runs_every_replica_eagerly(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct llmroof_setup s = dsv3_ep8_dpa(&cat);
+    const struct llmroof_engine *sg = shipped_engine(&cat, "sglang");
+    const struct llmroof_effs eff = roofline_effs_engine(s.gpu, sg, NULL);
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    struct llmroof_layout lay = s.layout;
+    lay.tp = lay.pp = 1;
+    assert_int_equal(ops_shard_layout(s.model, &lay, &sh, &err), 0);
+    const struct llmroof_batch hot = batch_decode(100, 2048), least = batch_decode(75, 2048);
+    struct llmroof_batch all = batch_decode(700, 2048);
+    struct llmroof_oplist o;
+    struct llmroof_phase p;
+    estimate_ops_replicas(s.model, &sh, &s.dt, &hot, &all, &least, &o);
+    assert_false(o.dp_prompt);
+    roofline_eval(s.gpu, s.dt.act, &eff, 1, &o, &p);
+    assert_true(p.launch_s == 0.0); /* the decode graph */
+    const double graphed = p.time_s;
+    batch_add(&all, 12, 0, &sh.few); /* another replica's prompt */
+    estimate_ops_replicas(s.model, &sh, &s.dt, &hot, &all, &least, &o);
+    assert_true(o.dp_prompt);
+    roofline_eval(s.gpu, s.dt.act, &eff, 1, &o, &p);
+    double kernels = 0.0;
+    for (int k = 0; k < LLMROOF_OP_COUNT; k++)
+        kernels += o.op[k].count > 0 ? o.op[k].count * p.op[k].kernels : 0.0;
+    print_message("kernels %.1f, launch %.3f ms, step %.3f ms (graphed %.3f)\n", kernels, p.launch_s * 1e3,
+                  p.time_s * 1e3, graphed * 1e3);
+    assert_rel_close(kernels, 1862.0, 1e-9);
+    assert_rel_close(p.launch_s, 1862.0 * 45e-6, 1e-9);
+    assert_true(p.time_s >= p.launch_s && p.time_s > 1.5 * graphed);
+    catalog_free(&cat);
+}
+
 /* Eager launches overlap the GPU (docs/model.md 3a): the CPU enqueues kernels ahead while the GPU
  * drains them, so a step costs max(GPU time, CPU launch time), not the per-operator sum of
  * maxima. llama-2-7b at batch 1 on an H100 (its host, the Xeon Platinum 8480C, is the reference:
@@ -1912,6 +1961,7 @@ int main(void)
         cmocka_unit_test(dp_attention_keeps_a_prompt_on_one_replica),
         cmocka_unit_test(eager_launches_overlap_the_gpu_step),
         cmocka_unit_test(an_mla_models_eager_kernels_cost_the_engines_mla_launch),
+        cmocka_unit_test(a_replicas_prompt_runs_every_replica_eagerly),
         cmocka_unit_test(no_engine_replays_decode_graphs_to_512_sequences),
         cmocka_unit_test(host_cpu_speed_stretches_the_engines_cpu_time),
         cmocka_unit_test(vllm_0_5_cpu_share_matches_its_profile),
