@@ -177,6 +177,28 @@ static int fill(struct ctx *x, struct list *l, const char *flag, const char *arg
 
 static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct list *gp, struct list *ep);
 
+/* The layout options that need one another, whatever the model (ops_layout_check_model words them
+ * alike, naming the model where one is given: estimate and simulate leave them to it). A sweep
+ * turns a row's layout error into an invalid row, so a combination no row can take had exited 0
+ * with every row invalid, a baseline that guards nothing, and one that failed its own check where
+ * the flag left no column behind (--two-batch-overlap without --ep: a review). */
+static int layout_needs(struct cli *c, const struct llmroof_layout *l)
+{
+    if (l->two_batch_overlap && !(l->ep > 1 && l->dp_attn))
+        return cli_usage_error(c, "option '--two-batch-overlap' needs --ep greater than 1 with --dp-attention (an "
+                                  "all-to-all to hide): no row could take it");
+    if (l->moe_tp > 1 && l->ep > 1)
+        return cli_usage_error(c, "option '--moe-tp' with --ep: the experts are split either by expert (--ep) or by "
+                                  "width (--moe-tp), not both");
+    if (l->moe_tp > 1 && !l->dp_attn)
+        return cli_usage_error(c, "option '--moe-tp' needs --dp-attention: without it the MLPs are already split over "
+                                  "-t's GPUs");
+    if (l->dp_attn && !(l->ep > 1) && !(l->moe_tp > 1))
+        return cli_usage_error(c, "option '--dp-attention' needs --ep greater than 1 (experts split by expert) or "
+                                  "--moe-tp greater than 1 (every expert split by width): no row could take it");
+    return 0;
+}
+
 int cmd_sweep(struct cli *c, int argc, char **argv)
 {
     static const struct cli_opt opts[] = {
@@ -220,7 +242,7 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
                        "docs/scripting.md.");
     if (rc)
         return rc;
-    if ((rc = cli_layout_check(c, &x.s)) || (rc = cli_catalog(c)))
+    if ((rc = cli_layout_check(c, &x.s)) || (rc = layout_needs(c, &x.s.layout)) || (rc = cli_catalog(c)))
         return rc;
     if (x.arg[OPT_ENGINES] && (rc = cli_engine_catalog(c)))
         return rc;

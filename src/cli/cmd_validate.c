@@ -1146,6 +1146,13 @@ int cmd_validate(struct cli *c, int argc, char **argv)
     if (!rc && x.unc) {
         const char *cv = x.cv == VAL_CV_SOURCE ? "source" : x.cv == VAL_CV_GPU ? "gpu" : NULL;
         const bool srv = bands.serving_ttft.present || bands.serving_tpot.present || bands.serving_e2e.present;
+        /* bands from no predicted row: a file --range would refuse (catalog_load_uncertainty) */
+        if (!srv && !bands.ttft.present && !bands.tpot.present && !bands.e2e.present) {
+            fprintf(c->errf, "llmroof: error: option '--uncertainty-out': no row of %s was predicted, so there are "
+                             "no bands to write; %s not written\n",
+                    CLI_CLIP(cli_input_name(file)), CLI_CLIP(x.unc));
+            return 2;
+        }
         if (!srv)
             /* simulate --range falls back to the static bands with such a file */
             fprintf(c->errf, "llmroof: note: no serving rows ran (give --serving data/serving.csv): %s has no "

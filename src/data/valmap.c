@@ -216,6 +216,14 @@ int catalog_load_uncertainty(const char *text, size_t len, const char *fname, st
         !(rc = band(doc, "serving_tpot", fname, &u->serving_tpot, err)))
         rc = band(doc, "serving_e2e", fname, &u->serving_e2e, err);
     cJSON_Delete(doc);
+    /* a file of no band gives --range nothing to say: its low and high columns had printed blank,
+     * without a word (a review: validate had written one from a file of no predicted row) */
+    if (!rc && !u->ttft.present && !u->tpot.present && !u->e2e.present && !u->serving_ttft.present &&
+        !u->serving_tpot.present && !u->serving_e2e.present)
+        rc = llmroof_err_set(err, LLMROOF_EINPUT,
+                             "%s: no band (expected at least one of ttft, tpot, e2e, serving_ttft, serving_tpot, "
+                             "serving_e2e; 'llmroof validate --uncertainty-out' writes them from the rows it predicts)",
+                             fname);
     return rc;
 }
 

@@ -106,6 +106,15 @@ void sweep_eval_engine(const struct llmroof_model *m, const struct llmroof_gpu *
         return;
     }
 
+    /* past the model's context (its max_position_embeddings) no engine serves the request (vLLM's
+     * max_model_len defaults to it and refuses longer ones); estimate warns, a row is invalid, or a
+     * baseline would guard numbers no deployment gives, and a check could not see a context
+     * regression (a review: 8,567 such rows of the default sweep were valid) */
+    if (m->max_context > 0 && prompt + output > m->max_context) {
+        snprintf(out->reason, sizeof out->reason, "prompt + output = %ld tokens exceed %s's max context of %ld",
+                 prompt + output, m->id, m->max_context);
+        return;
+    }
     /* the engine's efficiencies and graph limit at this TP, as estimate -e (roofline_effs_tp), and
      * its dtype rule for the compute (ckpt_engine_dtypes: how its W8A8 GEMMs quantize) */
     const struct llmroof_eff_override o = { .engine = en };

@@ -23,6 +23,8 @@ printf '{"gpus":[{"id":"x","name":"n","memory_bytes":080}]}' >"$T/leading-zero.j
 printf '{"gpus":[{"id":"x","name":"n","memory_bytes":80.}]}' >"$T/bare-point.json"
 printf '{"hidden_size":4096,\n"model_type":"llama\300\257"}' >"$T/nonutf8-hf.json"
 printf 'arrival_s,prompt_len,output_len\n0.5,12\377,4\n' >"$T/nonutf8.csv"
+# a row of a GPU no catalog has: validate predicts no row, so --uncertainty-out has no band to write
+printf 'id,model,gpu,num_gpus,tp,weight_dtype,kv_dtype,framework,batch,input_len,output_len,metric,value,unit,notes,source\nx1,Llama-2-7B,No Such GPU,1,1,fp16,fp16,vLLM,1,128,128,decode_tok_s_per_seq,50,tok/s,,test\n' >"$T/meas-none.csv"
 # a quote opened on line 2 and never closed, the file ending on line 4: reported where it opened
 printf 'id,model,gpu,num_gpus,tp,weight_dtype,kv_dtype,framework,batch,input_len,output_len,metric,value,unit,notes,source\nx1,"Llama\nmore\n' >"$T/open-quote.csv"
 printf '{"model":{"nested":[1]}}\n' >"$T/nested.jsonl"

@@ -817,6 +817,10 @@ static void uncertainty_file_names_its_method(void **state)
     const char *typo = "{\"servng_ttft\": {\"low\": 0.9, \"high\": 2, \"n\": 5}}";
     assert_int_equal(catalog_load_uncertainty(typo, strlen(typo), "typo.json", &back, &err), LLMROOF_EINPUT);
     assert_non_null(strstr(err.msg, "typo.json: unknown field 'servng_ttft'"));
+    /* a file of no band is refused: --range had printed blank low and high columns from it */
+    const char *none = "{\"source\": \"10th and 90th percentiles of no row\"}";
+    assert_int_equal(catalog_load_uncertainty(none, strlen(none), "none.json", &back, &err), LLMROOF_EINPUT);
+    assert_non_null(strstr(err.msg, "none.json: no band"));
 }
 
 static void malformed_json_reports_line_and_column(void **state)
