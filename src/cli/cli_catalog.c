@@ -357,7 +357,8 @@ static bool gpu_item(const char *item, void *vctx)
      * error, never a duplicate row */
     for (int i = 0; i < *x->n; i++)
         if (x->gpus[i] == g) {
-            cli_usage_error(x->c, "option '--gpus': '%s' repeats a value already listed (each value once)", CLI_CLIP(item));
+            cli_usage_error(x->c, "option '--gpus': '%s' repeats a value already listed (%s; each value once)",
+                            CLI_CLIP(item), g->id);
             return false;
         }
     x->gpus[(*x->n)++] = g;

@@ -199,6 +199,13 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
     struct val_stats pre = val_stats_of(before, n, on_gpu, g);
     free(before);
 
+    /* as many rows as parameters or fewer: the fit can pass through every row, so its in-sample
+     * error (0% for one row and two parameters, a review) says nothing of the GPU */
+    const int nfree = (int)fit.fitted_compute + (int)fit.fitted_memory + (int)fit.fitted_comm + (int)fit.fitted_overhead;
+    if (fit.n <= nfree)
+        fprintf(c->errf, "llmroof: warning: %ld row%s fitted %d parameter%s: the fit can pass through every row, so "
+                         "its in-sample error means little; give more rows (the held-out error is the test)\n",
+                fit.n, fit.n == 1 ? "" : "s", nfree, nfree == 1 ? "" : "s");
     const char *names[4] = { "compute_eff", "memory_eff", "comm_eff", "step_overhead_us" };
     double bv[4] = { fit.before.compute, fit.before.memory, fit.before.comm, fit.before.overhead_s * 1e6 };
     double av[4] = { fit.after.compute, fit.after.memory, fit.after.comm, fit.after.overhead_s * 1e6 };
@@ -249,7 +256,7 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
         else
             table_empty(&t);
         char buf[64];
-        snprintf(buf, sizeof buf, "%ld held-out rows", test.n);
+        snprintf(buf, sizeof buf, "%ld held-out row%s", test.n, test.n == 1 ? "" : "s");
         table_str(&t, buf);
     }
     cli_table(c, "parameters", &t);

@@ -64,7 +64,9 @@ static bool repeated(struct ctx *x, const char *item, long v, const void *p)
 {
     for (size_t i = 0; i < x->cur->n; i++)
         if (p ? x->cur->p[i] == p : x->cur->v[i] == v) {
-            cli_usage_error(x->c, "option '--%s': '%s' repeats a value already listed (each value once)", x->cur->flag, item);
+            cli_usage_error(x->c, "option '--%s': '%s' repeats a value already listed (itself or another name of "
+                                  "it; each value once)",
+                            x->cur->flag, item);
             x->bad = true;
             return true;
         }

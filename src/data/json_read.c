@@ -544,6 +544,16 @@ int json_parse_array_doc(const char *text, size_t len, const char *fname, const 
                 if (strcmp(keys[k], key) != 0 && cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc->root, keys[k])))
                     other = keys[k];
             char hint[160] = "";
+            if (!strcmp(bad, "schema")) {
+                /* the field is known; its value is not (a review: "llmroof.sweep/1" had been called
+                 * an unknown field) */
+                llmroof_err_set(err, LLMROOF_EINPUT,
+                                "%s:%d:%d: field 'schema' must be \"llmroof.catalog/1\" in a catalog of %s (or be "
+                                "left out)",
+                                fname, line, col, key);
+                json_doc_free(doc);
+                return LLMROOF_EINPUT;
+            }
             if (hf && !strcmp(key, "models"))
                 snprintf(hint, sizeof hint, ": a HuggingFace config.json? turn it into a catalog file with "
                                             "'llmroof import-hf FILE --name ID'");

@@ -119,8 +119,10 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
         if (strcmp(x->v[i].id, f[col[M_ID]]) == 0)
             c = &x->v[i];
     if (!c)
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: id '%s' is not a row of the serving file", x->fname, line,
-                               f[col[M_ID]]);
+        return llmroof_err_set(err, LLMROOF_EINPUT,
+                               "%s:%ld: id '%s' is not a row of the serving file (a map states every row of the file "
+                               "it was written for: with another --serving FILE give its own --serving-map MAP)",
+                               x->fname, line, f[col[M_ID]]);
     if (strncmp(c->reason, "value", 5) == 0)
         return LLMROOF_OK;
     snprintf(c->note, sizeof c->note, "%s", f[col[M_NOTE]]);

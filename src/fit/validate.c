@@ -212,6 +212,9 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
         UNMAPPED("tp '%.50s' is not a whole number", r->tp);
     if (b < 0 && !parse_int64(r->batch, 1, 1000000, &b))
         UNMAPPED("batch '%.40s' is neither a whole number nor in the batch map", r->batch);
+    if (ng < tp)
+        UNMAPPED("TP %ld over %ld GPU%s: tensor parallelism needs at least as many GPUs", (long)tp, (long)ng,
+                 ng == 1 ? "" : "s");
     if (ng != tp) {
         if (tp != 1)
             UNMAPPED("%ld GPUs with TP %ld: pipeline or data parallelism is not modelled", (long)ng, (long)tp);

@@ -104,6 +104,7 @@ printf -- '-5,10\n10,10\n' >"$T/pairs-neg-first.csv"
 sed '1s/^{/{"tie_word_embeddings":"yes",/' tests/data/hf/gemma-3-27b.json >"$T/hf-root-tie-yes.json"
 # duplicate keys and NUL bytes
 printf '{"models":[],"models":[]}\n' >"$T/dup-top.json"
+printf '{"schema":"llmroof.sweep/1","gpus":[]}\n' >"$T/schema-sweep.json"
 gpu 8e10 3e12 1e15 3e11 0.7 | sed 's/"name":"t"/"name":"t","name":"u"/' >"$T/dup-gpu.json"
 printf '{"model_type":"llama","hidden_size":4096,"hidden_size":8,"num_hidden_layers":2,"num_attention_heads":32,"intermediate_size":16,"vocab_size":100,"max_position_embeddings":128}' >"$T/hf-dup.json"
 "$bin" sweep --models llama-2-7b --gpus a100 -t 1 -b 1 -p 1 -o 2 --format jsonl | sed 's/"tp":1,/"tp":1,"tp":2,/' >"$T/dup-base.jsonl"
