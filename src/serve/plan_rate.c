@@ -36,6 +36,28 @@
  * H200s at 50 requests/s: 218 an instance by the model, the 256-sequence limit in long runs) */
 #define PLAN_KNEE_MARGIN 1.1
 
+/* A disaggregated run one of whose decode instances held as many requests as its KV cache holds at
+ * their mean length (PLAN_KV_FULL of it): no preemption yet, but the cache is the binding limit,
+ * and a Poisson excess over it preempts a request, whose prompt the decode GPU then recomputes,
+ * stalling the others' decodes, so the cliff comes late. A review: 12 TP-2 prefill + 3 TP-4 decode
+ * H100s of Llama-3.1-70B at 10 requests/s of 8,000 + 500 tokens met 2 s / 50 ms over 1,000
+ * requests, no preemption, a decode instance at 57 of its 57 requests; over 5,000 requests 534
+ * preemptions, over 10,000 overloaded. The mean length is sim_stats.c's (capacity / ceiling). */
+#define PLAN_KV_FULL 0.9
+static bool disagg_kv_full(const struct sim_result *r)
+{
+    if (!(r->max_batch_at_mean_len > 0) || !r->inst || r->block_size <= 0)
+        return false;
+    const double blocks_per_request = ceil(r->kv_capacity_tokens / r->max_batch_at_mean_len / (double)r->block_size - 1e-9);
+    for (int i = 0; i < r->ninst; i++) {
+        const struct sim_instance *in = &r->inst[i];
+        const double holds = (double)in->kv_blocks_total / (blocks_per_request + (double)in->state_blocks);
+        if (in->pool == 1 && holds > 0 && (double)in->max_batch >= PLAN_KV_FULL * holds)
+            return true;
+    }
+    return false;
+}
+
 long plan_rate_pool(double rate)
 {
     double r = 30.0 * rate;
@@ -187,9 +209,16 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
     const bool spec = in->sim.spec.kind != SIM_SPEC_NONE;
     if (!disagg && (!spec || r.spec_settle_known)) {
         double steady = 0, settle_s = r.spec_settle_s;
-        const bool settles = spec ? r.spec_settles
-                                  : plan_fast_open_batch(in, g, tp_p, PLAN_KNEE_MARGIN * in->rate_qps / (double)x,
-                                                         &steady, &settle_s);
+        /* the simulator's own service-rate bound of the cluster rules too: where the rate with its
+         * margin exceeds it, the pool has no steady state there whatever the --fast model says,
+         * whose steady state can lie above the simulation's (a review: one H100 of Llama-3.1-8B at
+         * 52 chat requests/s, bound 52.15, long-run ceiling about 51, had met 2 s / 50 ms over 5,335
+         * requests, the model's 3 time constants at 57.2/s, and was overloaded over 20,000) */
+        const bool past_bound = r.capacity_qps > 0 && PLAN_KNEE_MARGIN * in->rate_qps > r.capacity_qps;
+        const bool settles = !past_bound &&
+                             (spec ? r.spec_settles
+                                   : plan_fast_open_batch(in, g, tp_p, PLAN_KNEE_MARGIN * in->rate_qps / (double)x,
+                                                          &steady, &settle_s));
         const bool meets_now = !r.overloaded && r.errors == 0 && plan_pick(&r.ttft, in->percentile) <= in->ttft_slo_s &&
                                plan_pick(&r.tpot, in->percentile) <= in->tpot_slo_s;
         /* A run that met the SLOs while preempting (PLAN_PREEMPT_SETTLE per request or more) holds
@@ -224,16 +253,20 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
     } else if (disagg && c.requests < PLAN_SETTLE_MAX && !r.overloaded && r.errors == 0 &&
                plan_pick(&r.ttft, in->percentile) <= in->ttft_slo_s &&
                (y == 0 || plan_pick(&r.tpot, in->percentile) <= in->tpot_slo_s) &&
-               ((double)r.preemptions >= PLAN_PREEMPT_SETTLE * (double)r.requests ||
+               ((double)r.preemptions >= PLAN_PREEMPT_SETTLE * (double)r.requests || (y > 0 && disagg_kv_full(&r)) ||
                 plan_pick(&r.ttft, in->percentile) > PLAN_EDGE * in->ttft_slo_s ||
                 (y > 0 && plan_pick(&r.tpot, in->percentile) > PLAN_EDGE * in->tpot_slo_s))) {
-        /* a decode pool that met the SLOs while preempting, as above: 1 + 9 TP-2 H100s at 50
+        /* a decode pool that met the SLOs while preempting, or whose busiest instance filled its KV
+         * cache though none was preempted yet (disagg_kv_full), as above: 1 + 9 TP-2 H100s at 50
          * requests/s of Llama-3.1-70B met them over 6,362 requests (0.58 preemptions a request)
          * and are overloaded over 30,000; or within 5% of an SLO, where a disaggregated pool has
          * no --fast model to say how far its steady state is (2 + 7 TP-1 MI300X pools of
          * Qwen2.5-72B under vLLM at 30/s read p90 TPOT 48.7 ms over 5,552 requests, 50.0-51.3
          * over 27,760 to 100,000 and at other seeds: a review) */
-        c.requests = kv_bound_requests(in, &c);
+        /* a cache full without a preemption yet: its avalanche starts at a rare Poisson excess,
+         * which 5,000 and 10,000 requests of the review's 7 + 3 TP-4 pools did not meet and 20,000
+         * did (17,486 preemptions, overloaded): as long a run as any */
+        c.requests = y > 0 && disagg_kv_full(&r) ? PLAN_SETTLE_MAX : kv_bound_requests(in, &c);
         c.warmup_requests = c.requests / 2;
         sim_result_free(&r);
         if ((rc = sim_run(&c, &r, err)))
