@@ -11,7 +11,8 @@ cd "$root" || exit 1
 export LLMROOF_DATA="$root/data" LC_ALL=C
 doc=docs/planning.md
 fail=0
-want() { # want LINE: the page holds LINE exactly
+want() { # want LINE: the page holds LINE exactly (an empty LINE, a quote the plan no longer prints, fails)
+    [ -n "$1" ] || { echo "FAIL: a quote of $doc came out empty (the plan's answer no longer has its form)"; fail=1; return; }
     grep -qF -- "$1" "$doc" || { echo "FAIL: $doc lacks: $1"; fail=1; }
 }
 # users per instance (column 4 of the options table) for one GPU and TP planned alone
@@ -71,7 +72,9 @@ for s in "" "--spec eagle3 --spec-accept 0.7" "--spec eagle3 --spec-accept 0"; d
 done
 for s in "--spec eagle3 --spec-accept 0.7" ""; do
     f=$(fewest -m llama-3.1-70b --gpus h100 --rate 50 --ttft-slo 2s --tpot-slo 15ms $s)
-    what=$(printf '%s\n' "$f" | sed -n 's/^disaggregated \(.*\) on h100-sxm5-80gb (\(1:2, [0-9]* GPUs\)).*/\1 (\2)/p')
+    # the layout as the observation names it, aggregated or disaggregated (the disaggregated form
+    # alone had been read, so an aggregated answer quoted nothing and passed: session 69)
+    what=$(printf '%s\n' "$f" | sed -n 's/^\(.* on h100-sxm5-80gb ([^)]*GPUs)\).*/\1/p')
     want "$what"
 done
 
