@@ -336,9 +336,10 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
         plan_stat_name(in, st, sizeof st);
         slo_text(in->ttft_slo_s, s1, sizeof s1);
         slo_text(in->tpot_slo_s, s2, sizeof s2);
-        sbuf_printf(out, "%splan: %s for %ld users, %s TTFT <= %s and TPOT <= %s, %s, think %g-%g s, "
+        sbuf_printf(out, "%splan: %s for %ld user%s, %s TTFT <= %s and TPOT <= %s, %s, think %g-%g s, "
                          "%s%s\n",
-                    f == TABLE_MD ? "## " : "", in->model->id, in->users, st, s1, s2, nodes, in->sim.think_min_s,
+                    f == TABLE_MD ? "## " : "", in->model->id, in->users, in->users == 1 ? "" : "s", st, s1, s2, nodes,
+                    in->sim.think_min_s,
                     in->sim.think_max_s,
                     in->fast ? "analytic (--fast: means, not percentiles)" : "simulated", "");
         render_engine_line(&in->eff, out);

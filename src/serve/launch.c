@@ -282,6 +282,12 @@ static void vllm(const struct plan_input *in, const struct limits *lim, const ch
      * rank, dp_rank_scheduler, already holds them per rank: lim->rank_*) */
     add(b, bn, " --max-num-seqs %ld", lim->rank_seqs);
     add(b, bn, " --max-num-batched-tokens %ld", lim->rank_tokens);
+    /* vLLM's SchedulerConfig refuses a token budget below the sequence limit (max_num_batched_tokens
+     * must be >= max_num_seqs, _verify_args): the plan simulated the limits as given, which vLLM
+     * would not start with (a review: --max-batched-tokens 64 beside 256 sequences) */
+    if (lim->rank_tokens < lim->rank_seqs)
+        add(nt, nn, "vLLM refuses this: --max-num-batched-tokens %ld is below --max-num-seqs %ld (it requires at least "
+                    "as many tokens as sequences); ", lim->rank_tokens, lim->rank_seqs);
     if (s.dp > 1)
         add(nt, nn, "--max-num-seqs and --max-num-batched-tokens are per data-parallel rank (the instance's %ld "
                     "sequences and %ld tokens over %ld ranks); ", lim->seqs, lim->tokens, (long)s.dp);

@@ -818,9 +818,12 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                          b->nodes == 1 ? "" : "s", b->gpus_per_node, b->gpu->id, b->gpus, b->gpus == 1 ? "" : "s",
                          b->cost_per_hour, in->users);
         else
-            plan_obs_add(out, "Fewest GPUs: %s on %ld node%s of %d x %s (%ld GPU%s) serve%s %ld users, %ld per instance.", as,
-                         b->nodes, b->nodes == 1 ? "" : "s", b->gpus_per_node, b->gpu->id, b->gpus, b->gpus == 1 ? "" : "s",
-                         b->instances == 1 ? "s" : "", in->users, b->users_per_instance);
+            /* a row at the search limit still met the SLOs there: its users an instance are a
+             * bound, and the answer stands on it (docs/planning.md) */
+            plan_obs_add(out, "Fewest GPUs: %s on %ld node%s of %d x %s (%ld GPU%s) serve%s %ld user%s, %s%ld per instance.",
+                         as, b->nodes, b->nodes == 1 ? "" : "s", b->gpus_per_node, b->gpu->id, b->gpus,
+                         b->gpus == 1 ? "" : "s", b->instances == 1 ? "s" : "", in->users, in->users == 1 ? "" : "s",
+                         b->binding == PLAN_BIND_CAP ? "at least " : "", b->users_per_instance);
         /* the answer's instances were raised past the search's (verify_deployed_load): say why,
          * or the jump from its users per instance to the miss above it reads as a capacity */
         if (b->searched_users > 0)
