@@ -1151,18 +1151,19 @@ int cmd_validate(struct cli *c, int argc, char **argv)
             fprintf(c->errf, "llmroof: error: option '--uncertainty-out': no row of %s was predicted, so there are "
                              "no bands to write; %s not written\n",
                     CLI_CLIP(cli_input_name(file)), CLI_CLIP(x.unc));
-            return 2;
-        }
-        if (!srv)
+            rc = 2; /* and on, to free what this command holds (a leak check found the return) */
+        } else if (!srv)
             /* simulate --range falls back to the static bands with such a file */
             fprintf(c->errf, "llmroof: note: no serving rows ran (give --serving data/serving.csv): %s has no "
                              "serving_* bands, so simulate --range will take the static ones\n",
                     CLI_CLIP(x.unc));
         /* serving rows are held out only by publication (--cv source); with --cv gpu or none, in sample */
-        char *j = render_json_uncertainty(file, srv ? cli_input_name(sfile) : NULL, x.cv == VAL_CV_SOURCE, cv, &bands);
-        struct sbuf b = { j, j ? strlen(j) : 0, j ? strlen(j) + 1 : 0, j == NULL };
-        rc = j ? cli_write_file(c, x.unc, &b) : 1;
-        free(j);
+        if (!rc) {
+            char *j = render_json_uncertainty(file, srv ? cli_input_name(sfile) : NULL, x.cv == VAL_CV_SOURCE, cv, &bands);
+            struct sbuf b = { j, j ? strlen(j) : 0, j ? strlen(j) + 1 : 0, j == NULL };
+            rc = j ? cli_write_file(c, x.unc, &b) : 1;
+            free(j);
+        }
     }
     if (!rc && srv_gate) {
         rc = 1;

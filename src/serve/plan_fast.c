@@ -456,6 +456,54 @@ bool plan_fast_open_batch(const struct plan_input *in, const struct llmroof_gpu 
     return true;
 }
 
+/* (plan_internal.h) Whether a disaggregated decode instance of layout `code` on g, taking X
+ * requests a second with their prompts' K/V, has more than one steady batch: B = X O t(B), t the
+ * decode step of B sequences at the mean context (the engine's CPU beside it, as fast_pass takes
+ * it). Below the lowest solution a departure decays; where some batch above it, within the cap,
+ * gives X O t(B) > B, a departure past that batch grows to a slower steady state (a batch past
+ * the engine's CUDA-graph limit runs eagerly: a step jumps), which a short run sitting in the
+ * fast one does not see. A review: 1 TP-2 prefill + 1 TP-8 decode H100s of Llama-3.1-70B under
+ * vLLM at 50 chat requests/s met a 50 ms p90 TPOT over 3,000 requests (a batch of 247, graphs
+ * to 512) and missed it over 100,000 (57 ms, a batch of 618). Also true where no batch within the
+ * cap serves X. */
+bool plan_fast_decode_bistable(const struct plan_input *in, const struct llmroof_gpu *g, int code, double X)
+{
+    struct llmroof_setup s;
+    struct llmroof_layout lay;
+    struct llmroof_shard sh;
+    struct llmroof_err e2 = { 0 };
+    if (!(X > 0) || !plan_pool_shard(in, g, code, &s, &lay, &sh, &e2) || estimate_check(&s, &e2))
+        return false;
+    const struct llmroof_mem_opts mo = plan_mem_opts(in, g, sh.attn_dp);
+    struct llmroof_memory mem;
+    if (memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, &e2))
+        return false;
+    const struct sim_config sc = plan_sim_config(in, g);
+    double P = in->mean_prompt, O = in->mean_output, H = in->mean_held;
+    if (!(P > 0 && O > 0))
+        plan_mean_lengths(sc.workload, sc.seed, &P, &O, &H);
+    const double cap = plan_fast_cap(mo.max_seqs, mem.kv_capacity_tokens, P, O, H, sc.admit_no_evict);
+    if (!(cap >= 1))
+        return false;
+    const double ctx = P + O / 2, rank_tok = (double)sim_rank_share(&sc, sh.attn_dp, sc.max_batched_tokens);
+    /* the lowest steady batch, then a scan above it on 64 geometric points to the cap */
+    double lo = 0.0;
+    const int steps = 64;
+    for (int k = 0; k <= steps; k++) {
+        const double B = k == steps ? cap : fmax(1.0, pow(cap, (double)k / steps));
+        const double grows = X * O * fast_pass(&s, &sh, B, ctx, P, 0.0, rank_tok, 0.0) - B;
+        if (!(lo > 0)) {
+            if (grows <= 0)
+                lo = B; /* the lowest steady batch (to the scan's resolution) */
+            else if (k == steps)
+                return true; /* no batch within the cap serves X */
+        } else if (B > 1.05 * lo && grows > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* (plan_internal.h) The running sequences --fast lets an instance hold: its sequence limit, and
  * the KV cache over what a running request holds on average. That is not the mean request's
  * P + O / 2: a request holds its K/V for as long as it decodes, so the running ones are the long

@@ -109,6 +109,9 @@ void plan_describe(const struct plan_input *in, const struct plan_option *o, cha
 void plan_fast_latency(const struct plan_input *in, const struct llmroof_setup *s, const struct llmroof_shard *sh,
                        long users, double P, double O, double cap_batch, double *ttft, double *tpot);
 double plan_fast_cap(double max_seqs, double kv_tokens, double P, double O, double H, bool no_evict);
+/* Whether a disaggregated decode instance of layout `code` on g at X requests a second has a
+ * second, slower steady batch above its lowest one (plan_fast.c). */
+bool plan_fast_decode_bistable(const struct plan_input *in, const struct llmroof_gpu *g, int code, double X);
 bool plan_fast_open_batch(const struct plan_input *in, const struct llmroof_gpu *g, int code, double X, double *batch,
                           double *settle_s);
 

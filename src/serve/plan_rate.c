@@ -257,25 +257,28 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
         }
     } else if (disagg && c.requests < PLAN_SETTLE_MAX && !r.overloaded && r.errors == 0 &&
                plan_pick(&r.ttft, in->percentile) <= in->ttft_slo_s &&
-               (y == 0 || plan_pick(&r.tpot, in->percentile) <= in->tpot_slo_s) &&
-               ((double)r.preemptions >= PLAN_PREEMPT_SETTLE * (double)r.requests || (y > 0 && disagg_kv_full(&r)) ||
-                plan_pick(&r.ttft, in->percentile) > PLAN_EDGE * in->ttft_slo_s ||
-                (y > 0 && plan_pick(&r.tpot, in->percentile) > PLAN_EDGE * in->tpot_slo_s))) {
-        /* a decode pool that met the SLOs while preempting, or whose busiest instance filled its KV
-         * cache though none was preempted yet (disagg_kv_full), as above: 1 + 9 TP-2 H100s at 50
+               (y == 0 || plan_pick(&r.tpot, in->percentile) <= in->tpot_slo_s)) {
+        /* a decode pool that met the SLOs while preempting, as above: 1 + 9 TP-2 H100s at 50
          * requests/s of Llama-3.1-70B met them over 6,362 requests (0.58 preemptions a request)
          * and are overloaded over 30,000; or within 5% of an SLO, where a disaggregated pool has
          * no --fast model to say how far its steady state is (2 + 7 TP-1 MI300X pools of
          * Qwen2.5-72B under vLLM at 30/s read p90 TPOT 48.7 ms over 5,552 requests, 50.0-51.3
-         * over 27,760 to 100,000 and at other seeds: a review) */
-        /* a cache full without a preemption yet: its avalanche starts at a rare Poisson excess,
-         * which 5,000 and 10,000 requests of the review's 7 + 3 TP-4 pools did not meet and 20,000
-         * did (17,486 preemptions, overloaded): as long a run as any */
-        c.requests = y > 0 && disagg_kv_full(&r) ? PLAN_SETTLE_MAX : kv_bound_requests(in, &c);
-        c.warmup_requests = c.requests / 2;
-        sim_result_free(&r);
-        if ((rc = sim_run(&c, &r, err)))
-            return rc;
+         * over 27,760 to 100,000 and at other seeds: a review). A cache full without a preemption
+         * yet (disagg_kv_full), or a decode instance with a second, slower steady batch
+         * (plan_fast_decode_bistable), runs as long as any: the avalanche, or the jump to the slow
+         * state, starts at a rare Poisson excess, which 5,000 and 10,000 requests of a review's
+         * 7 + 3 TP-4 pools did not meet and 20,000 did (17,486 preemptions, overloaded) */
+        const bool kv_full = y > 0 && disagg_kv_full(&r);
+        const bool two_states = y > 0 && plan_fast_decode_bistable(in, g, tp_d, in->rate_qps / (double)y);
+        if ((double)r.preemptions >= PLAN_PREEMPT_SETTLE * (double)r.requests || kv_full || two_states ||
+            plan_pick(&r.ttft, in->percentile) > PLAN_EDGE * in->ttft_slo_s ||
+            (y > 0 && plan_pick(&r.tpot, in->percentile) > PLAN_EDGE * in->tpot_slo_s)) {
+            c.requests = kv_full || two_states ? PLAN_SETTLE_MAX : kv_bound_requests(in, &c);
+            c.warmup_requests = c.requests / 2;
+            sim_result_free(&r);
+            if ((rc = sim_run(&c, &r, err)))
+                return rc;
+        }
     }
     ev->requests = c.requests;
     ev->warmup = c.warmup_requests;

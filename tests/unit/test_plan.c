@@ -1249,6 +1249,47 @@ static void rate_plans_run_near_the_knee_to_the_steady_state(void **state)
     catalog_free(&cat);
 }
 
+/* A disaggregated decode instance can have two steady batches: Llama-3.1-70B chat under vLLM, whose
+ * graphs replay decode steps up to 512 sequences, on one TP-8 H100 decode instance at 50
+ * requests/s settles near 250 sequences (about 22 ms a step: B = X O t = 50 x 338 x 0.022 ~ 370
+ * at the outputs' mean) and, past 512, in an eager steady state (a review: over 100,000 requests a
+ * batch of 618 and p90 TPOT 57 ms, missing 50 ms, where 3,000 requests had met it at 23 ms).
+ * plan_fast_decode_bistable says so, and the plan runs such a pool as long as any: it answers
+ * 1 x TP-2 prefill + 2 x TP-4 decode, whose 100,000-request runs meet the SLOs (p90 TPOT 24 ms
+ * at seeds 42 and 7), not 1 + 1 TP-8. Two TP-4 instances at 25 requests/s each are not bistable. */
+static void a_decode_pool_with_two_steady_states_runs_long(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct plan_input in;
+    base(&in, &cat, "llama-3.1-70b");
+    in.eff.engine = shipped_engine(&cat, "vllm");
+    in.rate_qps = 50;
+    in.ttft_slo_s = 2.0;
+    in.tpot_slo_s = 0.05;
+    const struct llmroof_gpu *g = gpu(&cat, "h100");
+    assert_true(plan_fast_decode_bistable(&in, g, 8, 50.0));
+    assert_false(plan_fast_decode_bistable(&in, g, 4, 25.0));
+    in.gpus[in.ngpus++] = g;
+    in.tps[in.ntps++] = 2;
+    in.tps[in.ntps++] = 4;
+    in.tps[in.ntps++] = 8;
+    run(&in, &res);
+    bool tp8_one = false, tp4_two = false;
+    for (int i = 0; i < res.noptions; i++) {
+        const struct plan_option *o = &res.options[i];
+        if (!o->disagg || !o->feasible)
+            continue;
+        print_message("P TP-%d x %ld / D TP-%d x %ld\n", o->prefill_tp, o->prefill_instances, o->tp, o->decode_instances);
+        tp8_one = tp8_one || (o->tp == 8 && o->decode_instances == 1);
+        tp4_two = tp4_two || (o->tp == 4 && o->decode_instances == 2 && o->prefill_instances == 1);
+    }
+    assert_false(tp8_one);
+    assert_true(tp4_two);
+    catalog_free(&cat);
+}
+
 /* At a high rate a run must last long enough to tell a filling cluster from an overloaded one.
  * Llama-3.1-70B chat on TP-2 B200s at 800 requests/s (2 s / 50 ms): the 4,000-, 9,600- and
  * 19,200-request runs of 32 instances all still fill (a request lives about 10 s, so a window of
@@ -1882,6 +1923,7 @@ int main(void)
         cmocka_unit_test(fast_prefill_first_tpot_tracks_the_simulation),
         cmocka_unit_test(a_pools_bound_is_the_simulators),
         cmocka_unit_test(rate_plans_run_near_the_knee_to_the_steady_state),
+        cmocka_unit_test(a_decode_pool_with_two_steady_states_runs_long),
         cmocka_unit_test(high_rate_plans_run_until_the_fill_is_told_from_overload),
         cmocka_unit_test(kv_bound_rate_plans_run_past_the_late_cliff),
         cmocka_unit_test(a_cluster_is_at_its_limit_per_instance),
