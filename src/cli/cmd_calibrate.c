@@ -213,6 +213,14 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
     if (c->format == TABLE_TEXT || c->format == TABLE_MD)
         sbuf_printf(&c->out, "calibrate %s on %s: %ld row%s%s\n\n", g->id, file, fit.n, fit.n == 1 ? "" : "s",
                     x.holdout ? " used for fitting (every other row held out)" : "");
+    else if (c->format == TABLE_JSON) {
+        /* what the text header says, so an archived answer names its GPU and rows (a review) */
+        struct rjdoc *d = cli_json(c);
+        rjdoc_str(d, "gpu", g->id);
+        rjdoc_str(d, "file", cli_input_name(file));
+        rjdoc_num(d, "rows_fitted", (double)fit.n);
+        rjdoc_bool(d, "holdout", x.holdout);
+    }
     struct table t;
     table_init(&t, "");
     table_col(&t, "parameter", 0);

@@ -232,9 +232,9 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
     /* CUDA graphs are replayed for the instance's step or not at all: the replicas meet at every
      * MoE layer, so they run one kind of forward. SGLang gathers each DP rank's can_cuda_graph and
      * replays only where all are decode or idle (dp_attention's prepare_mlp_sync_batch takes the
-     * minimum; cuda_graph_runner.can_run requires can_run_dp_cuda_graph), vLLM's DP ranks agree
-     * on one cudagraph mode a step, TensorRT-LLM's attention-DP ranks on can_run_cuda_graph: one
-     * replica's prompt runs every replica's decodes eagerly (rl_launch). The simulator had replayed
+     * minimum; cuda_graph_runner.can_run requires can_run_dp_cuda_graph), and vLLM's DP ranks take
+     * the minimum of their cudagraph modes a step (v1/worker/dp_utils.py coordinate_batch_across_dp):
+     * one replica's prompt runs every replica's decodes eagerly (rl_launch). The simulator had replayed
      * the other replicas' decodes from their graphs beside an eager prompt replica, and, where
      * the prompt replica held fewer tokens than a decoding one had sequences, left that replica
      * out of the busiest (sim_sched.c target_time): DeepSeek-V3 under SGLang at 1,727 chat users on
