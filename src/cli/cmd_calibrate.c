@@ -201,7 +201,11 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
 
     /* as many rows as parameters or fewer: the fit can pass through every row, so its in-sample
      * error (0% for one row and two parameters, a review) says nothing of the GPU */
-    const int nfree = (int)fit.fitted_compute + (int)fit.fitted_memory + (int)fit.fitted_comm + (int)fit.fitted_overhead;
+    const bool fit_p[4] = { fit.fitted_compute, fit.fitted_memory, fit.fitted_comm, fit.fitted_overhead };
+    const double fit_v[4] = { fit.after.compute, fit.after.memory, fit.after.comm, fit.after.overhead_s };
+    int nfree = 0; /* a parameter pinned at its bound did not bend to the rows (a review) */
+    for (int p = 0; p < 4; p++)
+        nfree += fit_p[p] && fit_v[p] > val_gpu_lo[p] * (1 + 1e-9) && fit_v[p] < val_gpu_hi[p] * (1 - 1e-9);
     if (fit.n <= nfree)
         fprintf(c->errf, "llmroof: warning: %ld row%s fitted %d parameter%s: the fit can pass through every row, so "
                          "its in-sample error means little; give more rows (the held-out error is the test)\n",

@@ -295,6 +295,19 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
         (rc = fill(x, &kvdts, "kv-dtype", x->arg[OPT_KVDTS], "fp16", add_dtype, 0, 0)) ||
         (rc = fill(x, &actdts, "act-dtype", x->arg[OPT_ACTDTS], "fp16", add_dtype, 0, 0)))
         return rc;
+    /* --ep against the TP list, as the layout takes them (ops_shard_layout): equal to TP, or with
+     * --dp-attention a multiple of it (so --moe-tp); a list no entry of which fits gave a sweep of
+     * invalid rows and exit 0 (a review: --tp 1 --ep 8) */
+    {
+        const struct llmroof_layout *l = &x->s.layout;
+        const long need = l->ep > 1 ? l->ep : l->moe_tp > 1 ? l->moe_tp : 0;
+        bool any = need == 0;
+        for (size_t ti = 0; ti < tps.n && !any; ti++)
+            any = l->dp_attn ? need % tps.v[ti] == 0 : tps.v[ti] == need;
+        if (!any)
+            return cli_usage_error(c, "option '--tp': no TP listed %s --%s %ld, so no row could take the layout",
+                                   l->dp_attn ? "divides" : "equals", l->ep > 1 ? "ep" : "moe-tp", need);
+    }
     /* every row takes the listed weight dtypes, fp16 by default, where estimate and memory take a
      * model's checkpoint format by default: say so for the models whose checkpoint is not 16-bit,
      * so a sweep row and an estimate of one model do not differ unexplained (a review: DeepSeek-V3

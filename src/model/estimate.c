@@ -238,7 +238,7 @@ void estimate_ops_replicas(const struct llmroof_model *m, const struct llmroof_s
      * the other replicas' decodes from their graphs beside an eager prompt replica, and, where
      * the prompt replica held fewer tokens than a decoding one had sequences, left that replica
      * out of the busiest (sim_sched.c target_time): DeepSeek-V3 under SGLang at 1,727 chat users on
-     * 8 H200s ran such a step at 54 ms where every replica's launches take 81 */
+     * 8 H200s ran such a step at 54 ms where every replica's 1,862 launches take 84 */
     out->dp_prompt = !batch_decodes_only(total);
     /* ... and what describes that operator: the expert weights streamed and the assignments per
      * expert (the grouped GEMM's bandwidth share, roofline.c), an fp4 expert path's saving, as

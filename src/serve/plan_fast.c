@@ -486,16 +486,33 @@ bool plan_fast_decode_bistable(const struct plan_input *in, const struct llmroof
     if (!(cap >= 1))
         return false;
     const double ctx = P + O / 2, rank_tok = (double)sim_rank_share(&sc, sh.attn_dp, sc.max_batched_tokens);
-    /* the lowest steady batch, then a scan above it on 64 geometric points to the cap */
+    /* the lowest steady batch, then a scan above it: 65 geometric points from 1 to the cap, and
+     * the engine's graph limit and the batch past it, where the step jumps (a review: at a cap of
+     * 1,024 the geometric points beside vLLM's 512 are 480 and 535) */
+    enum { STEPS = 64 };
+    double pts[STEPS + 3];
+    int np = 0;
+    for (int k = 0; k <= STEPS; k++)
+        pts[np++] = k == STEPS ? cap : fmax(1.0, pow(cap, (double)k / STEPS));
+    const double gm = s.eff.graphs ? s.eff.graph_max : 0.0;
+    if (gm >= 1 && gm + 1 < cap) {
+        pts[np++] = gm;
+        pts[np++] = gm + 1;
+    }
+    for (int a = 1; a < np; a++) /* insertion sort: a few points */
+        for (int b = a; b > 0 && pts[b - 1] > pts[b]; b--) {
+            const double t = pts[b];
+            pts[b] = pts[b - 1];
+            pts[b - 1] = t;
+        }
     double lo = 0.0;
-    const int steps = 64;
-    for (int k = 0; k <= steps; k++) {
-        const double B = k == steps ? cap : fmax(1.0, pow(cap, (double)k / steps));
+    for (int k = 0; k < np; k++) {
+        const double B = pts[k];
         const double grows = X * O * fast_pass(&s, &sh, B, ctx, P, 0.0, rank_tok, 0.0) - B;
         if (!(lo > 0)) {
             if (grows <= 0)
                 lo = B; /* the lowest steady batch (to the scan's resolution) */
-            else if (k == steps)
+            else if (k == np - 1)
                 return true; /* no batch within the cap serves X */
         } else if (B > 1.05 * lo && grows > 0) {
             return true;

@@ -240,12 +240,14 @@ static int rate_eval(const struct plan_input *in, const struct llmroof_gpu *g, b
         }
         /* near an SLO, either side, a longer run decides (PLAN_EDGE_MISS); so near the engine's
          * concurrency limit (TGI's --max-concurrent-requests), whose refusals are a tail's: a run
-         * that refused none with an instance's batch within PLAN_EDGE_MISS of the limit is an edge
-         * too (a review: 2 TGI H100 instances of Llama-3.1-8B at 50 chat requests/s refused none
-         * over 3,139 requests at seed 42, a batch of 124 of 128, and 17 and 30 at seeds 7 and 1) */
+         * that refused none with an instance's load (queued and running, as the limit counts them)
+         * within PLAN_EDGE_MISS of the limit is an edge too (a review: 2 TGI H100 instances of
+         * Llama-3.1-8B at 50 chat requests/s refused none over 3,139 requests at seed 42, a batch
+         * of 124 of 128, and 17 and 30 at seeds 7 and 1; a second: the batch alone, capped by a KV
+         * cache, can stay far below the limit while the queue reaches it) */
         const double rt = plan_pick(&r.ttft, in->percentile) / in->ttft_slo_s,
                      rp = plan_pick(&r.tpot, in->percentile) / in->tpot_slo_s, worst = fmax(rt, rp);
-        const bool near_limit = c.max_concurrent > 0 && (double)r.max_batch * PLAN_EDGE_MISS >= (double)c.max_concurrent;
+        const bool near_limit = c.max_concurrent > 0 && (double)r.max_load * PLAN_EDGE_MISS >= (double)c.max_concurrent;
         if (!r.overloaded && r.errors == 0 && ((worst >= PLAN_EDGE && worst <= PLAN_EDGE_MISS) || near_limit) &&
             c.requests < PLAN_EDGE_REQUESTS) {
             const double n = fmax((double)PLAN_EDGE_REQUESTS, PLAN_PREEMPT_RUNS * (double)c.requests);

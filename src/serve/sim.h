@@ -504,6 +504,8 @@ struct sim_instance {
     long requests;           /* requests it served (prefill side: prompts it prefilled) */
     long iterations, preemptions, max_batch;
     long kv_resets;          /* admission "wait": steps that flushed every running sequence */
+    long max_load;           /* most requests it held at once on arrival, queued and running (what
+                                TGI's --max-concurrent-requests counts) */
     long recomputed_tokens;  /* tokens preempted requests computed again after re-admission */
     long preempt_hit_tokens; /* tokens re-admitted requests found still cached (preempt_keep) */
     double busy_s;           /* time in iterations */
@@ -545,6 +547,7 @@ unsigned sim_slo_missed(const struct sim_config *c, const struct sim_result *r);
 
 struct sim_result {
     long requests, completed, errors;      /* errors = rejected requests */
+    long max_load;                         /* the most requests an instance held at once (sim_instance) */
     long refused_busy;                     /* of the errors, those refused at an instance holding
                                               max_concurrent requests (TGI's 429s) */
     double error_rate;                     /* errors / requests */

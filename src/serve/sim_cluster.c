@@ -300,6 +300,11 @@ void sim_on_arrival(struct runner *r, const struct event *ev)
         q->instance = i;
     e->load++;
     e->st.requests++;
+    {
+        const long held = r->lanes > 1 ? lanes_load(r, i / r->lanes) : e->load;
+        if (held > e->st.max_load)
+            e->st.max_load = held;
+    }
     rs->replica = (short)dispatch_replica(e);
     if (prealloc_on(r->c)) {
         /* SGLang's router sends the request to a prefill and a decode server together (its PD

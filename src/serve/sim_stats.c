@@ -1061,6 +1061,8 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
                 s->kv_blocks_total += e->st.kv_blocks_total;
                 if (e->st.max_batch > s->max_batch)
                     s->max_batch = e->st.max_batch;
+                if (e->st.max_load > s->max_load)
+                    s->max_load = e->st.max_load;
             }
             ib += e->wbatch;
             ik += e->wkv;
@@ -1081,6 +1083,8 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
         out->kv_blocks_total += s->kv_blocks_total;
         if (s->max_batch > out->max_batch)
             out->max_batch = s->max_batch;
+        if (s->max_load > out->max_load)
+            out->max_load = s->max_load;
         wb += ib;
         wk += ik;
         wt += it;

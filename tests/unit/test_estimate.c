@@ -122,7 +122,7 @@ static void an_mla_models_eager_kernels_cost_the_engines_mla_launch(void **state
  * combine) = 31, 3 dense layers of 2 + 7 + 1 + 1 + 2 + 2 + 5 = 20, the final norm 1 and the LM head
  * 3 (TP 1 a replica: no all-reduce, no gather): 1,798 + 60 + 4 = 1,862 kernels x 45 us = 83.79 ms,
  * past the step's GPU time (about 51 ms, the graphed step). The simulator had replayed it (54 ms
- * steps where the launches take 81). */
+ * steps where the launches take 84). */
 static void a_replicas_prompt_runs_every_replica_eagerly(void **state)
 {
     (void)state;

@@ -1092,7 +1092,7 @@ static void prefill_first_prompts_chain_their_own_iterations(void **state)
  * the simulation (129.0 against 105.4 ms): the simulation had replayed the decoding replicas'
  * graphs beside a replica's eager prompt, which no engine does (estimate_ops_replicas dp_prompt),
  * and had missed the prompt replica as the busiest where it held fewer tokens than a decoding
- * replica had sequences (54 ms steps where every replica's launches take 81). */
+ * replica had sequences (54 ms steps where every replica's launches take 84). */
 static void fast_prefill_first_tpot_tracks_the_simulation(void **state)
 {
     (void)state;
@@ -1251,8 +1251,8 @@ static void rate_plans_run_near_the_knee_to_the_steady_state(void **state)
 
 /* A disaggregated decode instance can have two steady batches: Llama-3.1-70B chat under vLLM, whose
  * graphs replay decode steps up to 512 sequences, on one TP-8 H100 decode instance at 50
- * requests/s settles near 250 sequences (about 22 ms a step: B = X O t = 50 x 338 x 0.022 ~ 370
- * at the outputs' mean) and, past 512, in an eager steady state (a review: over 100,000 requests a
+ * requests/s settles below the graphs' limit (a mean batch of 247 over 3,000 requests, steps of
+ * about 22 ms) and, past 512, in an eager steady state (a review: over 100,000 requests a
  * batch of 618 and p90 TPOT 57 ms, missing 50 ms, where 3,000 requests had met it at 23 ms).
  * plan_fast_decode_bistable says so, and the plan runs such a pool as long as any: it answers
  * 1 x TP-2 prefill + 2 x TP-4 decode, whose 100,000-request runs meet the SLOs (p90 TPOT 24 ms
