@@ -267,6 +267,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         kvn(t, "ray_output_token", "%.1f", e->ray_output_token_s * 1e9,
             "ns of CPU per context token of each scheduled sequence a step, with --engine-use-ray");
     kvn(t, "first_token", "%.1f", e->first_token_s * 1e6, "us added to every TTFT");
+    if (e->api_first_token_s > 0)
+        kvn(t, "api_first_token", "%.1f", e->api_first_token_s * 1e6,
+            "us more to a served request's TTFT: its API server (simulate, not --no-api-server)");
     kvn(t, "compute_scale", "%.3f", e->compute_scale, "x the GPU's compute efficiency");
     kvn(t, "collective_latency", "%.2f", e->collective_latency_s * 1e6, "us added to each collective");
     kvb(t, "custom_allreduce", e->custom_allreduce, "one-shot/two-shot all-reduce kernels on NVLink/xGMI");

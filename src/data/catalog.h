@@ -244,6 +244,10 @@ struct llmroof_engine {
     int n_aliases;                    /* entries used in aliases */
     double step_overhead_s;           /* CPU time per step the GPU waits for (scheduling, sampling), s */
     double first_token_s;             /* added to every TTFT (tokenisation, admission, first sample), s */
+    double api_first_token_s;         /* its API server's path beside the forward (HTTP, chat template
+                                         and tokeniser, the hops to the engine, the first SSE chunk):
+                                         a served request's TTFT only (the simulator without
+                                         --no-api-server), s [0, 50 ms] */
     double tp_step_overhead_s;        /* added to step_overhead_s when TP > 1 (or at any TP with
                                          ray_workers or --engine-use-ray): the driver's per-step calls
                                          to its tensor-parallel workers (Ray remote tasks), s [0, 20 ms] */

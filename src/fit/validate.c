@@ -188,6 +188,17 @@ void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap 
         c->concurrency = conc;
         c->requests = nreq;
         c->median = strstr(r->notes, "MEDIAN") != NULL || strstr(r->notes, "median") != NULL;
+        /* lengths stated with a spread ("~20k input / ~2k output tokens (+-15%)"): a closed loop
+         * of one length moves in step, a chaos its measured run did not have (a 7 ms shift of every
+         * arrival had moved such a row's median TTFT by a third) */
+        const char *pm = strstr(r->notes, "+-");
+        c->spread = 0.0;
+        if (pm && isdigit((unsigned char)pm[2])) {
+            char *end = NULL;
+            const double v = strtod(pm + 2, &end);
+            if (end && *end == '%' && v > 0 && v < 100)
+                c->spread = v / 100.0;
+        }
         b = conc > 0 ? conc : nreq;
         char ld[96];
         snprintf(ld, sizeof ld, "%ld requests, %s %ld", nreq, conc > 0 ? "concurrency" : "all at once:", conc > 0 ? conc : nreq);
@@ -302,10 +313,20 @@ static int predict_serving(struct val_case *c, const struct llmroof_setup *s, co
                            struct llmroof_err *err)
 {
     struct sim_config sc;
+    int rc0;
     sim_default_config(&sc);
     sc.setup = *s;
     sim_config_engine(&sc, en, s->gpu, false, false); /* the engine's scheduler, budget and limit */
     struct workload w = { WORKLOAD_FIXED, c->prompt, c->output, NULL, 0, NULL };
+    if (c->spread > 0) {
+        /* vLLM's benchmark draws [L (1 - r), L (1 + r)]: random:P':O':R' with P' = L (1 + r) and
+         * R' = (1 - r) / (1 + r) (docs/metrics.md, `random`) */
+        char spec[96];
+        snprintf(spec, sizeof spec, "random:%ld:%ld:%.6f", (long)floor((double)c->prompt * (1 + c->spread)),
+                 (long)floor((double)c->output * (1 + c->spread)), (1 - c->spread) / (1 + c->spread));
+        if ((rc0 = workload_parse(spec, &w, err)))
+            return rc0;
+    }
     sc.workload = &w;
     sc.requests = c->requests;
     if (c->concurrency > 0) {
@@ -320,6 +341,7 @@ static int predict_serving(struct val_case *c, const struct llmroof_setup *s, co
     }
     struct sim_result res;
     int rc = sim_run(&sc, &res, err);
+    workload_free(&w);
     if (rc)
         return rc;
     if (res.completed < 1 || !(res.output_tok_s > 0)) {

@@ -85,6 +85,9 @@ struct val_case {
     long concurrency;                /* serving: users of a closed loop; 0 = every request at once */
     long requests;                   /* serving: requests in the run */
     bool median;                     /* serving: the row states a median (else a mean) */
+    double spread;                   /* serving: lengths drawn within +-spread of the stated ones, as
+                                        the notes say "(+-15%)" (vLLM's benchmark random-range-ratio);
+                                        0 = fixed lengths */
 };
 
 void val_map_row(const struct llmroof_catalog *cat, const struct llmroof_valmap *map, const struct val_row *row,

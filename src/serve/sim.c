@@ -184,6 +184,9 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     c->kv_watermark = en->kv_watermark;
     /* an offline run through the engine's Python API (vLLM's LLM class) streams through no server */
     c->api_stream_s = c->no_api_server ? 0.0 : en->api_stream_s;
+    /* and its path to the engine and back before the first token (HTTP, chat template, tokeniser,
+     * the hops, the first SSE chunk): engine api_first_token_s, a served request's alone */
+    c->api_first_s = c->no_api_server ? 0.0 : en->api_first_token_s;
     c->api_overlap = en->api_overlap;
     c->spec_no_overlap = en->spec_no_overlap;
     /* automatic prefix caching on by default (vLLM V1: CacheConfig.enable_prefix_caching, on from
@@ -1628,7 +1631,7 @@ static bool next_arrival(const struct runner *r, struct event *ev, bool *from_he
 {
     bool fresh = r->in_order && r->next_new < r->created;
     if (fresh) {
-        ev->t = r->R[r->next_new].arrival_s + r->E[0].setup.eff.first_token_s;
+        ev->t = r->R[r->next_new].arrival_s + r->E[0].setup.eff.first_token_s + r->c->api_first_s;
         ev->id = r->next_new;
     }
     if (r->arrivals.n && (!fresh || ev_less(r->arrivals.v[0], *ev))) {
