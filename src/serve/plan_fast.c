@@ -392,6 +392,36 @@ static bool fast_open_service(const struct fast_solve *f, double X, double B, do
     return fits;
 }
 
+/* One instance of layout `code` on g as the open-loop models take it: its setup and shard, the
+ * workload's mean lengths, the running sequences it holds (plan_fast_cap) and a replica's token
+ * budget. false where the layout does not build or the weights leave no cache. */
+struct open_pool {
+    struct llmroof_setup s;
+    struct llmroof_shard sh;
+    struct sim_config sc;
+    double P, O, cap, rank_tok;
+};
+static bool open_pool(const struct plan_input *in, const struct llmroof_gpu *g, int code, struct open_pool *o)
+{
+    struct llmroof_layout lay;
+    struct llmroof_err e2 = { 0 };
+    if (!plan_pool_shard(in, g, code, &o->s, &lay, &o->sh, &e2) || estimate_check(&o->s, &e2))
+        return false;
+    const struct llmroof_mem_opts mo = plan_mem_opts(in, g, o->sh.attn_dp);
+    struct llmroof_memory mem;
+    if (memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, &e2))
+        return false;
+    o->sc = plan_sim_config(in, g);
+    double H = in->mean_held;
+    o->P = in->mean_prompt;
+    o->O = in->mean_output;
+    if (!(o->P > 0 && o->O > 0))
+        plan_mean_lengths(o->sc.workload, o->sc.seed, &o->P, &o->O, &H);
+    o->cap = plan_fast_cap(mo.max_seqs, mem.kv_capacity_tokens, o->P, o->O, H, o->sc.admit_no_evict);
+    o->rank_tok = (double)sim_rank_share(&o->sc, o->sh.attn_dp, o->sc.max_batched_tokens);
+    return o->cap >= 1;
+}
+
 /* (plan_internal.h) The --fast model's steady state of one instance of layout `code` on g under
  * Poisson arrivals (an open loop: no users, no think time): the running batch B = X S(B) (Little's
  * law over the service time, which rises with B), bisected between one sequence and the instance's
@@ -404,26 +434,15 @@ static bool fast_open_service(const struct fast_solve *f, double X, double B, do
 bool plan_fast_open_batch(const struct plan_input *in, const struct llmroof_gpu *g, int code, double X, double *batch,
                           double *settle_s)
 {
-    struct llmroof_setup s;
-    struct llmroof_layout lay;
-    struct llmroof_shard sh;
-    struct llmroof_err e2 = { 0 };
     *batch = 0;
     *settle_s = 0;
-    if (!plan_pool_shard(in, g, code, &s, &lay, &sh, &e2) || estimate_check(&s, &e2))
+    struct open_pool o;
+    if (!(X > 0) || !open_pool(in, g, code, &o))
         return false;
-    const struct llmroof_mem_opts mo = plan_mem_opts(in, g, sh.attn_dp);
-    struct llmroof_memory mem;
-    if (memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, &e2))
-        return false;
-    const struct sim_config sc = plan_sim_config(in, g);
-    double P = in->mean_prompt, O = in->mean_output, H = in->mean_held;
-    if (!(P > 0 && O > 0))
-        plan_mean_lengths(sc.workload, sc.seed, &P, &O, &H);
-    const double cap = plan_fast_cap(mo.max_seqs, mem.kv_capacity_tokens, P, O, H, sc.admit_no_evict);
-    if (!(cap >= 1) || !(X > 0))
-        return false;
-    const double rank_tok = (double)sim_rank_share(&sc, sh.attn_dp, sc.max_batched_tokens);
+    const struct llmroof_setup s = o.s;
+    const struct llmroof_shard sh = o.sh;
+    const struct sim_config sc = o.sc;
+    const double P = o.P, O = o.O, cap = o.cap, rank_tok = o.rank_tok;
     /* N 0: no users (fast_response's arrival theorem is the closed loop's) */
     const struct fast_solve f = { &s, &sh, 0.0, P, O, 0.0, cap, rank_tok, ceil(P / rank_tok), sc.chunked_prefill,
                                   sc.prefill_first,
@@ -468,24 +487,12 @@ bool plan_fast_open_batch(const struct plan_input *in, const struct llmroof_gpu 
  * cap serves X. */
 bool plan_fast_decode_bistable(const struct plan_input *in, const struct llmroof_gpu *g, int code, double X)
 {
-    struct llmroof_setup s;
-    struct llmroof_layout lay;
-    struct llmroof_shard sh;
-    struct llmroof_err e2 = { 0 };
-    if (!(X > 0) || !plan_pool_shard(in, g, code, &s, &lay, &sh, &e2) || estimate_check(&s, &e2))
+    struct open_pool o;
+    if (!(X > 0) || !open_pool(in, g, code, &o))
         return false;
-    const struct llmroof_mem_opts mo = plan_mem_opts(in, g, sh.attn_dp);
-    struct llmroof_memory mem;
-    if (memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, &e2))
-        return false;
-    const struct sim_config sc = plan_sim_config(in, g);
-    double P = in->mean_prompt, O = in->mean_output, H = in->mean_held;
-    if (!(P > 0 && O > 0))
-        plan_mean_lengths(sc.workload, sc.seed, &P, &O, &H);
-    const double cap = plan_fast_cap(mo.max_seqs, mem.kv_capacity_tokens, P, O, H, sc.admit_no_evict);
-    if (!(cap >= 1))
-        return false;
-    const double ctx = P + O / 2, rank_tok = (double)sim_rank_share(&sc, sh.attn_dp, sc.max_batched_tokens);
+    const struct llmroof_setup s = o.s;
+    const struct llmroof_shard sh = o.sh;
+    const double P = o.P, O = o.O, cap = o.cap, ctx = P + O / 2, rank_tok = o.rank_tok;
     /* the lowest steady batch, then a scan above it: 65 geometric points from 1 to the cap, and
      * the engine's graph limit and the batch past it, where the step jumps (a review: at a cap of
      * 1,024 the geometric points beside vLLM's 512 are 480 and 535) */
