@@ -344,7 +344,12 @@ int cmd_check(struct cli *c, int argc, char **argv)
         struct drift_out d = { &c->out, json, ln, &base, 0, &drifted, listed_rows };
         if (base.valid != now.valid) {
             drift_text(&d, "valid", base.valid ? "true" : "false", now.valid ? "true" : "false", now.valid ? "" : now.reason);
-        } else if (now.valid) {
+        } else if (!now.valid) {
+            /* an invalid row's reason is its answer: "TP does not divide the heads" turning into
+             * "the GPU lacks the dtype" is a drift, as a number's change is (a CI user's review) */
+            if (strcmp(base.reason, now.reason) != 0)
+                drift_text(&d, "reason", base.reason, now.reason, "");
+        } else {
             for (int i = 0; i < SWEEP_NUM_FIELDS; i++) {
                 double a = sweep_num_field(&base, i), b = sweep_num_field(&now, i);
                 /* at the baseline's stored precision (10 digits): an unchanged model agrees

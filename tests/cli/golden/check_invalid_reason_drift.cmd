@@ -1,0 +1,1 @@
+check tests/data/baseline-reason.jsonl
