@@ -155,7 +155,7 @@ static bool add_gpu(const char *item, void *vctx)
 static bool add_engine(const char *item, void *vctx)
 {
     struct ctx *x = vctx;
-    return !full(x) && add_found(x, item, cli_engine(x->c, item));
+    return !full(x) && !all_in_list(x, item) && add_found(x, item, cli_engine(x->c, item));
 }
 
 static bool add_model(const char *item, void *vctx)
@@ -214,7 +214,7 @@ int cmd_sweep(struct cli *c, int argc, char **argv)
         { OPT_KVDTS, "kv-dtype", 0, "LIST", "KV-cache dtypes (default fp16)", false },
         { OPT_ACTDTS, "act-dtype", 0, "LIST", "compute dtypes (default fp16)", false },
         { OPT_STATEDTS, "state-dtype", 0, "LIST", "recurrent-state dtypes of hybrid models: fp32 fp16 bf16 fp8 (default each model's own)", false },
-        { OPT_ENGINES, "engine", 'e', "LIST", "engine profiles, each row evaluated as estimate -e takes it (default none: the catalog efficiencies alone)", false },
+        { OPT_ENGINES, "engine", 'e', "LIST", "engine profiles or all, each row evaluated as estimate -e takes it (default none: the catalog efficiencies alone)", false },
         { OPT_VALID_ONLY, "valid-only", 0, NULL, "leave out combinations that cannot be estimated", false },
         CLI_OPT_LAYOUT,
     };
@@ -341,8 +341,13 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
     /* --engine: each row under each profile (none: the catalog efficiencies alone, one pass) */
     struct list engines = *ep;
     const bool with_engines = x->arg[OPT_ENGINES] != NULL;
-    if (with_engines && (rc = fill(x, &engines, "engine", x->arg[OPT_ENGINES], "", add_engine, 0, 0)))
+    if (with_engines && strcmp(x->arg[OPT_ENGINES], "all") == 0) { /* every profile, as --models all */
+        engines.flag = "engine";
+        for (size_t i = 0; i < c->cat.n_engines; i++)
+            engines.p[engines.n++] = &c->cat.engines[i];
+    } else if (with_engines && (rc = fill(x, &engines, "engine", x->arg[OPT_ENGINES], "", add_engine, 0, 0))) {
         return rc;
+    }
     const bool states = x->arg[OPT_STATEDTS] != NULL;
     if (states && (rc = fill(x, &statedts, "state-dtype", x->arg[OPT_STATEDTS], NULL, add_state_dtype, 0, 0)))
         return rc;
