@@ -1631,7 +1631,7 @@ static bool next_arrival(const struct runner *r, struct event *ev, bool *from_he
 {
     bool fresh = r->in_order && r->next_new < r->created;
     if (fresh) {
-        ev->t = r->R[r->next_new].arrival_s + r->E[0].setup.eff.first_token_s + r->c->api_first_s;
+        ev->t = r->R[r->next_new].arrival_s + sim_arrival_delay_s(r);
         ev->id = r->next_new;
     }
     if (r->arrivals.n && (!fresh || ev_less(r->arrivals.v[0], *ev))) {

@@ -111,7 +111,7 @@ void sim_draw_request(struct runner *r, long id)
  * arrival heap; `user` is who sent it (closed loop). */
 void sim_push_arrival(struct runner *r, long id, long user)
 {
-    struct event ev = { r->R[id].arrival_s + r->E[0].setup.eff.first_token_s + r->c->api_first_s, id, { 0 } };
+    struct event ev = { r->R[id].arrival_s + sim_arrival_delay_s(r), id, { 0 } };
     ev.s.user = (int)user;
     heap_push(&r->arrivals, ev);
 }
