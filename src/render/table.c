@@ -539,6 +539,14 @@ void table_render_fit(const struct table *t, enum table_format f, size_t max_wid
         snprintf(title, sizeof title, "%s%s(part %d of %d)", t->title, t->title[0] ? " " : "", p + 1, nparts);
         struct table part;
         project(t, title, idx, n, &part);
+        /* a part still wider than the terminal (one long text column beside the keys: an
+         * engine's aliases had printed 265 columns wide) folds that column onto more lines */
+        if (f == TABLE_TEXT && table_text_width(&part) > max_width) {
+            struct table folded;
+            table_fold(&part, max_width, nkey, &folded);
+            table_free(&part);
+            part = folded;
+        }
         if (p)
             sbuf_append(out, "\n");
         table_render(&part, f, out);
