@@ -560,7 +560,7 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         q(&t, "decode_queue_p99", r->decode_queue.p99 * 1e3, "ms");
         if (r->has_prealloc_wait) {
             q(&t, "prealloc_wait_mean", r->prealloc_wait.mean * 1e3,
-              "ms from arrival to decode blocks taken, before the prefill (in TTFT)");
+              "ms from reaching the engine to decode blocks taken, before the prefill (in TTFT)");
             q(&t, "prealloc_wait_p90", r->prealloc_wait.p90 * 1e3, "ms");
             q(&t, "prealloc_wait_p99", r->prealloc_wait.p99 * 1e3, "ms");
         }

@@ -604,8 +604,12 @@ void sim_start_transfers(struct runner *r, struct engine *d, double now)
         d->held_in += need;
         r->dres[id].blocks = (int)need;
         if (pre) {
-            /* the wait no other figure holds: TTFT's queueing counts it, kv_transfer comes after */
-            r->dres[id].prealloc_wait_s = now - q->arrival_s;
+            /* the wait no other figure holds: TTFT's queueing counts it, kv_transfer comes after.
+             * From when the request reached the decode engine (its API server's path after the
+             * client sent it, sim_arrival_delay_s): a review had read SGLang's 6.9 ms API path as
+             * a wait for decode blocks at 2% KV use */
+            const double waited = now - (q->arrival_s + sim_arrival_delay_s(r));
+            r->dres[id].prealloc_wait_s = waited > 0 ? waited : 0.0;
             struct rstate s = *h;
             s.stage = 3;
             heap_push(&r->arrivals, (struct event){ now, id, s });

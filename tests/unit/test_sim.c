@@ -3429,6 +3429,17 @@ static void decode_prealloc_holds_the_prefill_until_decode_blocks_are_free(void 
     assert_rel_close(pre.prealloc_wait.max, p[0].finish_s - p[1].arrival_s, 1e-12);
     assert_rel_close(pre.prealloc_wait.mean, (0.0 + p[0].finish_s) / 2, 1e-12);
     assert_rel_close(pre.kv_transfer.mean, xfer, 1e-9);
+    /* a served request reaches the decode engine after its API server's path (SGLang's 6.9 ms):
+     * the first takes its blocks then, at 6.9 ms, a wait of 0 (a review had read 6.9 ms of
+     * prealloc wait at every rate, the pool empty); the second waits from 6.9 ms to the first's
+     * finish, so the mean is (0 + finish - 6.9 ms) / 2 */
+    struct sim_result api;
+    c.api_first_s = 0.0069;
+    run(&c, &api);
+    assert_rel_close(api.reqs[0].first_sched_s, 0.0069, 1e-12);
+    assert_rel_close(api.prealloc_wait.mean, (api.reqs[0].finish_s - 0.0069) / 2, 1e-12);
+    assert_rel_close(api.prealloc_wait.max, api.reqs[0].finish_s - 0.0069, 1e-12);
+    sim_result_free(&api);
     /* SGLang's profiles pre-allocate; vLLM's (its proxy sends a request to the decode instance with
      * the prefill's response, whose scheduler then allocates: NixlConnector) and DistServe's not */
     assert_true(engine_config(&cat, "llama-2-7b", "h100", shipped_engine(&cat, "sglang"), &w).pd_decode_prealloc);
