@@ -552,10 +552,19 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
                     ? "; a larger --max-concurrent-requests holds them (TGI's flag)" : "");
         return;
     }
+    /* a disaggregated run names the pool whose bound it is (a review: every instance of both pools
+     * read 0.99 busy, a decode instance at a batch of 4.6 as busy as the saturated prefill one) */
+    char pool[160] = "";
+    if (r->pool_capacity_qps[0] > 0 && r->pool_capacity_qps[1] > 0) {
+        const int k = r->pool_capacity_qps[0] <= r->pool_capacity_qps[1] ? 0 : 1;
+        const char *name[2] = { "prefill", "decode" };
+        snprintf(pool, sizeof pool, " (the %s pool's%s; the %s pool's is %.3f)", name[k],
+                 r->pool_link_bound[k] ? ", its KV links' transfers" : "", name[1 - k], r->pool_capacity_qps[1 - k]);
+    }
     if (r->overloaded && r->overloaded_by_bound)
         fprintf(c->errf, "llmroof: warning: %soverloaded: %.3f requests/s offered, above the steady-state service bound "
-                        "of %.3f: its queue grows without limit, and its latencies with the run's length\n",
-                what, r->steady_rate_qps, r->capacity_qps);
+                        "of %.3f%s: its queue grows without limit, and its latencies with the run's length\n",
+                what, r->steady_rate_qps, r->capacity_qps, pool);
     else if (r->overloaded && r->may_be_filling)
         /* the rates are the window's (sim_stats.c overload_metrics): a window shorter than a few
          * request lives completes little even where the server keeps up, so the whole run's rate
@@ -569,10 +578,10 @@ static void warn_overload(struct cli *c, const struct sim_result *r, const char 
                 floor(r->window_lives * 10.0) / 10.0, r->requests_to_settle,
                 cfg->mode == SIM_TRACE ? "requests in the trace" : "--requests");
     else if (r->overloaded) {
-        char bound[96] = "";
+        char bound[280] = "";
         if (r->capacity_qps > 0 && r->offered_rate_qps > r->capacity_qps)
-            snprintf(bound, sizeof bound, ", and the %.3f requests/s offered exceed the steady-state service bound of %.3f",
-                     r->offered_rate_qps, r->capacity_qps);
+            snprintf(bound, sizeof bound, ", and the %.3f requests/s offered exceed the steady-state service bound of %.3f%s",
+                     r->offered_rate_qps, r->capacity_qps, pool);
         fprintf(c->errf, "llmroof: warning: %soverloaded: over the second half of the arrivals (%.1f s) %.3f requests/s "
                         "arrived and %.3f completed (%.3f over the whole run); the queue grows by %.2f requests/s, so the "
                         "latency percentiles grow with the run's length%s\n",

@@ -588,6 +588,9 @@ struct sim_result {
     double sustained_rate_qps;             /* completions per second over the same window */
     double queue_growth_per_s;             /* change in requests in the system over that window, per second */
     double capacity_qps;                   /* steady-state service rate bound of the cluster (0: not bounded) */
+    double pool_capacity_qps[2];           /* disaggregated: the prefill [0] and decode [1] pools' bounds
+                                              (capacity_qps is the lower; 0: not computed) */
+    bool pool_link_bound[2];               /* a pool's bound is its KV link's transfers, not its steps */
     double steady_rate_qps;                /* the rate compared with it: the stated rate of a Poisson run,
                                               the window's arrivals of a trace */
     double window_busy_share;              /* the busiest pool's iteration time in that window over its

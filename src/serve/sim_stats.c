@@ -470,7 +470,7 @@ static bool spec_settle_s(const struct runner *r, const struct engine *e, const 
 /* H: the mean K/V tokens the requests' prompts hold on the decode side, HD those the drafter's
  * cache holds (link_capacity_qps) */
 static double instance_capacity_qps(const struct runner *r, const struct engine *e, const struct cap_lengths *L,
-                                    double H, double HD)
+                                    double H, double HD, bool *link_bound)
 {
     const struct sim_config *c = r->c;
     /* a static batch runs until its longest request ends, which a mean-length bound does not
@@ -494,8 +494,10 @@ static double instance_capacity_qps(const struct runner *r, const struct engine 
     }
     if ((kind == SIM_CAP_DECODE || (kind == SIM_CAP_PREFILL && c->disaggregated && !c->first_token_only)) && q > 0) {
         const double link = link_capacity_qps(r, e, H, HD);
-        if (link > 0)
-            q = fmin(q, link);
+        if (link > 0 && link < q) {
+            q = link;
+            *link_bound = true;
+        }
     }
     return q;
 }
@@ -657,13 +659,22 @@ static double cluster_capacity_qps(const struct runner *r, double *life_s)
             spec_settle_s(r, d, &L, r->c->spec_settle_rate_qps / (double)r->ne, &r->out->spec_settle_s);
     }
     double pool[2] = { 0, 0 };
+    bool link[2] = { false, false };
     for (int i = 0; i < r->ne; i++) {
-        double q = instance_capacity_qps(r, &r->E[i], &L, H, HD);
+        double q = instance_capacity_qps(r, &r->E[i], &L, H, HD, &link[r->E[i].pool]);
         if (!(q > 0))
             return 0;
         pool[r->E[i].pool] += q;
     }
     bool decode_counts = r->c->disaggregated && !r->c->first_token_only;
+    if (decode_counts) {
+        /* each pool's bound, so an overload names the pool that sets it: utilisation cannot (a
+         * decode instance at a batch of 4 steps without pause, as busy as a saturated one) */
+        for (int k = 0; k < 2; k++) {
+            r->out->pool_capacity_qps[k] = pool[k];
+            r->out->pool_link_bound[k] = link[k];
+        }
+    }
     return decode_counts ? fmin(pool[0], pool[1]) : pool[0];
 }
 
