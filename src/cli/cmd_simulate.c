@@ -536,9 +536,35 @@ static void warn_rejected(struct cli *c, const struct sim_result *r, const char 
     }
 }
 
+/* Preempted requests recomputed more tokens than all the served requests' prompts hold: a
+ * re-admitted request was preempted again before it finished, over and over (recompute
+ * preemption admits a waiting request once its next chunk fits, then the pool fills as the batch
+ * grows and the newest, often that one, goes back). A review: gpt-oss-120b with 90,000-token
+ * prompts on one H100 recomputed 88 times its prompts and took 3,353 s where no-evict admission
+ * took 386 s. What the KV holds of whole requests says why. */
+static void warn_preemption_storm(struct cli *c, const struct sim_result *r, const char *what)
+{
+    double prompts = 0, whole = 0, n = 0;
+    for (long i = 0; i < r->requests; i++)
+        if (!r->reqs[i].rejected) {
+            prompts += (double)r->reqs[i].prompt;
+            whole += (double)(r->reqs[i].prompt + r->reqs[i].output);
+            n++;
+        }
+    if (!(prompts > 0) || (double)r->recomputed_tokens <= prompts)
+        return;
+    const double held = (double)r->kv_blocks_total * (double)r->block_size / (whole / n);
+    fprintf(c->errf, "llmroof: warning: %spreemption storm: %ld preemptions recomputed %ld tokens, %.1fx the %.0f "
+                     "prompt tokens served: re-admitted requests were preempted again before they finished (the KV "
+                     "blocks hold %.1f whole requests of the mean length); --admission no-evict, a lower --max-seqs "
+                     "or more KV memory avoids it\n",
+            what, r->preemptions, r->recomputed_tokens, (double)r->recomputed_tokens / prompts, prompts, held);
+}
+
 static void warn_overload(struct cli *c, const struct sim_result *r, const char *what, const struct sim_config *cfg)
 {
     warn_rejected(c, r, what, cfg);
+    warn_preemption_storm(c, r, what);
     if (r->refused_busy > 0) {
         /* a concurrency limit bounds the queue: the run refuses what it cannot hold, so its
          * latencies stay bounded and its completions, not its queue, show the overload */
