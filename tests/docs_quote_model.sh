@@ -77,4 +77,23 @@ line=$("$bin" estimate -m deepseek-v3 -g h200 -t 8 --ep 8 -b 1 -p 1024 -o 256 --
 set -- $line
 want docs/metrics.md "decodes a step in $1 ms = compute"
 want docs/metrics.md "$2 + memory $3 − overlapped $4 + comm $5 + kernel $6 + overhead $7"
+# model.md "A drafter's own config": DeepSeek-V3's EAGLE-3 TPOT with and without the head's
+# config, and without speculation (a review of session 70 found them 12% stale)
+dsv3="-m deepseek-v3 -g h200 -t 8 --spec eagle3 --spec-k 3 --spec-accept 0.7"
+# shellcheck disable=SC2086
+cfg=$(metric %.3f tpot $dsv3 --spec-draft-config tests/data/draft/deepseek-v3-eagle3.json)
+# shellcheck disable=SC2086
+rule=$(metric %.3f tpot $dsv3)
+none=$(metric %.3f tpot -m deepseek-v3 -g h200 -t 8)
+want docs/model.md "TPOT $cfg ms against $rule ($none without speculation:"
+
+# metrics.md's chain against tree: the tree's throughput gain at B 2, 8, 24 and 64
+gain() {
+    base=$(metric %.9f tpot -m llama-3.1-8b -g h100 -e sglang -p 256 -o 512 -b "$1")
+    tree=$(metric %.9f tpot -m llama-3.1-8b -g h100 -e sglang -p 256 -o 512 -b "$1" --spec eagle --spec-k 5 \
+        --spec-accept 0.7 --spec-tree 8:32)
+    awk -v b="$base" -v s="$tree" 'BEGIN { printf "%.2f", b / s }'
+}
+want docs/metrics.md "a $(gain 2)x throughput gain at B 2 and $(gain 8)x at B 8,"
+want docs/metrics.md "but $(gain 24)x at B 24 and $(gain 64)x at B 64, where"
 exit $fail
