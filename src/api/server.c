@@ -1258,6 +1258,11 @@ static enum MHD_Result send_reply(struct MHD_Connection *c, const struct server_
     MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
     if (r->allow)
         MHD_add_response_header(resp, "Allow", r->allow);
+    if (r->retry_after_s > 0) {
+        char secs[16];
+        snprintf(secs, sizeof secs, "%u", r->retry_after_s);
+        MHD_add_response_header(resp, "Retry-After", secs);
+    }
     /* one header a warning or note, its control characters (none expected) as spaces: a header
      * value holds no line break; at most 32 of them, each cut at 1000 bytes */
     int nwarn = 0;
@@ -1463,9 +1468,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         const struct llmroof_stop stop = { watch_stop, &w };
         if (run)
             server_route(st->ctx, st->cfg, method, url, k->body.data ? k->body.data : "", k->body.len, 0, &stop, &r);
-        else
-            reply_error(&r, 503, "llmroof: error: the server has computed as many requests as it has CPUs for the "
-                                 "whole --timeout; retry");
+        else {
+            /* every computing slot stayed taken while this request waited: a client learns when to
+             * come back (a review: the message said retry, not when) */
+            char msg[200];
+            snprintf(msg, sizeof msg, "llmroof: error: the server was computing as many requests as it has CPUs "
+                                      "for the whole %u s this request may wait (--timeout); retry in a second "
+                                      "(Retry-After)", st->cfg->timeout_s);
+            reply_error(&r, 503, msg);
+            r.retry_after_s = 1;
+        }
         if (api && run)
             slot_release(st);
         if (w.gone) {

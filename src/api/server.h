@@ -67,6 +67,7 @@ struct server_reply {
     int status;                /* HTTP status */
     const char *content_type;  /* static string */
     const char *allow;         /* 405: the Allow header's value; NULL otherwise */
+    unsigned retry_after_s;    /* 503 for want of a CPU: the Retry-After header's seconds; 0: none */
     char *body;                /* response bytes (malloc'd), may be NULL with len 0 */
     size_t len;                /* bytes of body */
     char *warnings;            /* the command's warnings and notes, a line each (malloc'd), sent as

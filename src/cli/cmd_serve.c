@@ -196,6 +196,11 @@ const char *serve_web_dir(const struct serve_opts *o, char *buf, size_t n, FILE 
             snprintf(buf, n, "%s/../share/llmroof/web", exe);
             if (has_index(buf))
                 return buf;
+            /* a copy of the binary with its page beside it (a review: a relocated tree served
+             * the build's source page, another version, without a word) */
+            snprintf(buf, n, "%s/web", exe);
+            if (has_index(buf))
+                return buf;
         }
     }
     static const char *const dirs[] = { LLMROOF_SOURCE_WEB_DIR, LLMROOF_INSTALL_WEB_DIR };

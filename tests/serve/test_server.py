@@ -57,7 +57,7 @@ def request(port, method, path, body=None, conn=None, timeout=60):
 def send_long_simulation(port):
     """A socket that has sent a simulation of minutes (its answer not read)."""
     body = json.dumps({"model": "llama-3.1-8b", "gpu": "h100", "requests": 20000,
-                       "workload": "fixed:128:20000"}).encode()
+                       "workload": "fixed:128:100000"}).encode()
     s = socket.create_connection(("127.0.0.1", port))
     s.sendall(b"POST /api/v1/simulate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
               b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
@@ -800,7 +800,7 @@ class Server(unittest.TestCase):
         def long_run():
             try:
                 request(port, "POST", "/api/v1/simulate", json.dumps(
-                    {"model": "llama-3.1-8b", "gpu": "h100", "requests": 20000, "workload": "fixed:128:20000"}),
+                    {"model": "llama-3.1-8b", "gpu": "h100", "requests": 20000, "workload": "fixed:128:100000"}),
                     timeout=600)
             except OSError:
                 pass  # the server went away mid-answer, as it should
@@ -813,13 +813,31 @@ class Server(unittest.TestCase):
         self.assertLess(time.monotonic() - t, 5)
 
 
+    def test_a_request_that_finds_every_cpu_busy_is_told_when_to_retry(self):
+        # one long simulation a CPU holds every slot; a further one waits --timeout (1 s) and gets
+        # 503 with Retry-After (a review: the message said retry, not when)
+        p, port = start("--max-sim-tokens", "1e12", "--max-compute", "4", "--timeout", "1")
+        slots = max(2, min(1024, os.sysconf("SC_NPROCESSORS_ONLN")))
+        socks = [send_long_simulation(port) for _ in range(slots)]
+        try:
+            time.sleep(0.3)
+            st, hdrs, data = request(port, "POST", "/api/v1/simulate", json.dumps(
+                {"model": "llama-3.1-8b", "gpu": "h100", "requests": 10}))
+        finally:
+            for s in socks:
+                s.close()
+            self.assertEqual(stop(p), 0)
+        self.assertEqual(st, 503)
+        self.assertEqual(hdrs.get("Retry-After"), "1")
+        self.assertIn(b"for the whole 1 s this request may wait (--timeout)", data)
+
     def test_a_computation_past_max_compute_is_503(self):
         # a simulation of minutes stops at --max-compute (1 s) with 503 naming the limit
         p, port = start("--max-sim-tokens", "1e12", "--max-compute", "1")
         try:
             t = time.monotonic()
             st, _, data = request(port, "POST", "/api/v1/simulate", json.dumps(
-                {"model": "llama-3.1-8b", "gpu": "h100", "requests": 20000, "workload": "fixed:128:20000"}))
+                {"model": "llama-3.1-8b", "gpu": "h100", "requests": 20000, "workload": "fixed:128:100000"}))
             took = time.monotonic() - t
         finally:
             self.assertEqual(stop(p), 0)
