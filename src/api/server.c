@@ -1455,6 +1455,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
         /* a compressed body had been refused as "not UTF-8" (a review): the header is named */
         reply_error(&r, 415, "llmroof: error: request: header 'Content-Encoding' is not taken: send the JSON body "
                              "uncompressed");
+    } else if (!strncmp(url, "/api/", 5) && !strcmp(method, "POST") &&
+               MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, NULL, NULL) > 0) {
+        /* options in the URL had been ignored without a word, the body's taken (a review) */
+        reply_error(&r, 400, "llmroof: error: request: the URL has a query string: the API takes its options in the "
+                             "JSON body, not the URL");
     } else if (!server_check_headers(st->cfg, method, url, MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host"),
                                      MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin"),
                                      MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Type"), &r)) {

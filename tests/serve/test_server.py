@@ -392,6 +392,16 @@ class Server(unittest.TestCase):
             head = s.recv(4096)
         self.assertTrue(head.startswith(b"HTTP/1.1 413"), head[:80])
 
+    def test_a_query_string_on_an_api_request_is_400(self):
+        # options in the URL had been ignored, the body's run (a review); the page's own query
+        # (?run=1) stays its business
+        st, _, data = request(self.port, "POST", "/api/v1/estimate?model=x",
+                              json.dumps({"model": "llama-2-7b", "gpu": "a100"}))
+        self.assertEqual(st, 400)
+        self.assertIn(b"the URL has a query string", data)
+        st, _, _ = request(self.port, "GET", "/?run=1")
+        self.assertEqual(st, 200)
+
     def test_wrong_method_is_405_with_allow(self):
         st, hdr, _ = request(self.port, "GET", "/api/v1/estimate")
         self.assertEqual((st, hdr.get("Allow")), (405, "POST"))
