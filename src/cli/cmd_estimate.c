@@ -157,6 +157,47 @@ static void ops_tables(struct cli *c, const struct llmroof_estimate *e)
     }
 }
 
+/* simulate prefills at most its token budget a step (the engine's, or its own default without
+ * one), each chunk reading the weights again, where this estimate prefills its batch in one pass:
+ * the steps simulate takes for it (1: one pass, as here; 0: no chunked prefill, whole prompts) and
+ * its budget per attention replica, and where more than one the sentence that says so. The budget is the
+ * instance's over its DP ranks (vLLM V1's ranks hold their own; docs/metrics.md: SGLang's rule).
+ * A reviewer: simulate's TTFT 32% above estimate's for DeepSeek-V3 at EP 8 with DP attention,
+ * each 1,024-token chunk streaming every expert; without an engine it had gone unsaid (80.8 ms
+ * here, 172.6 in simulate: 256 tokens a replica, 4 chunks); and a JSON user had not read it at
+ * all (a review of session 70): JSON has the steps and the budget. */
+static long prefill_split_note(const struct llmroof_setup *setup, const struct llmroof_layout *lay,
+                               const struct llmroof_engine *engine, const struct llmroof_gpu *g,
+                               const struct llmroof_request *req, char *buf, size_t n, long *budget_out)
+{
+    struct sim_config sc;
+    sim_default_config(&sc);
+    sc.setup = *setup;
+    if (engine)
+        sim_config_engine(&sc, engine, g, false, false);
+    const int rep = ops_layout_attn_dp(lay, setup->tp);
+    const long budget = sim_rank_share(&sc, rep, sc.max_batched_tokens);
+    const double tokens = estimate_busiest_seqs((double)req->batch, rep) * (double)req->prompt;
+    buf[0] = '\0';
+    *budget_out = sc.chunked_prefill && budget > 0 ? budget : 0;
+    if (!*budget_out)
+        return 0;
+    const long steps = tokens > (double)budget ? (long)ceil(tokens / (double)budget) : 1;
+    if (steps <= 1)
+        return steps;
+    if (engine)
+        snprintf(buf, n, "engine %s prefills at most %ld tokens a step%s: 'llmroof simulate' splits these %.0f "
+                         "prompt tokens into %.0f steps, each reading the weights again; this prefill is one pass",
+                 engine->id, budget, rep > 1 ? " per attention replica" : "", tokens, ceil(tokens / (double)budget));
+    else
+        snprintf(buf, n, "with no engine, 'llmroof simulate' prefills at most %ld tokens a step%s (its "
+                         "--max-batched-tokens %ld%s): it splits these %.0f prompt tokens into %.0f steps, each "
+                         "reading the weights again; this prefill is one pass",
+                 budget, rep > 1 ? " per attention replica" : "", sc.max_batched_tokens,
+                 rep > 1 ? " over the replicas" : "", tokens, ceil(tokens / (double)budget));
+    return steps;
+}
+
 int cmd_estimate(struct cli *c, int argc, char **argv)
 {
     static const struct cli_opt opts[] = {
@@ -284,7 +325,11 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     if (x.range && (rc = cli_uncertainty(c, &u)))
         return rc;
     if (c->format == TABLE_JSON) {
-        char *j = render_json_estimate(&setup, &req, &e, &mem, x.range ? &u : NULL);
+        /* the steps of the prose's note, for a caller that reads JSON alone (a review) */
+        char note[400];
+        long budget = 0;
+        const long steps = prefill_split_note(&setup, &lay, x.s.eff.engine, g, &req, note, sizeof note, &budget);
+        char *j = render_json_estimate(&setup, &req, &e, &mem, x.range ? &u : NULL, steps, budget);
         if (!j)
             return 1;
         sbuf_append(&c->out, j);
@@ -511,38 +556,12 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                 }
             }
         }
-        /* the engine's chunked-prefill budget per attention replica (sim_rank_share: SGLang splits
-         * the instance's over its DP ranks, vLLM V1's ranks hold their own): simulate prefills a
-         * replica's prompts in steps of at most that many tokens, each reading the weights again,
-         * where this estimate prefills them in one pass (a reviewer: simulate's TTFT 32% above
-         * estimate's for DeepSeek-V3 at EP 8 with DP attention, each 1,024-token chunk streaming
-         * every expert) */
-        /* Without an engine the same holds at simulate's default budget, split over the replicas
-         * (docs/metrics.md: SGLang's rule), which had gone unsaid: DeepSeek-V3 at EP 8 with DP
-         * attention, one 1,024-token prompt, TTFT 80.8 ms here and 172.6 in simulate (256 tokens a
-         * replica, 4 chunks) */
+        /* the engine's chunked-prefill budget against this one-pass prefill */
         {
-            struct sim_config sc;
-            sim_default_config(&sc);
-            sc.setup = setup;
-            if (x.s.eff.engine)
-                sim_config_engine(&sc, x.s.eff.engine, g, false, false);
-            const int rep = ops_layout_attn_dp(&lay, setup.tp);
-            const long budget = sim_rank_share(&sc, rep, sc.max_batched_tokens);
-            const double tokens = estimate_busiest_seqs((double)req.batch, rep) * (double)req.prompt;
-            const bool split = sc.chunked_prefill && budget > 0 && tokens > (double)budget;
-            if (split && x.s.eff.engine)
-                sbuf_printf(&c->out, "note: engine %s prefills at most %ld tokens a step%s: 'llmroof simulate' splits "
-                                     "these %.0f prompt tokens into %.0f steps, each reading the weights again; this "
-                                     "prefill is one pass\n",
-                            x.s.eff.engine->id, budget, rep > 1 ? " per attention replica" : "", tokens,
-                            ceil(tokens / (double)budget));
-            else if (split)
-                sbuf_printf(&c->out, "note: with no engine, 'llmroof simulate' prefills at most %ld tokens a step%s "
-                                     "(its --max-batched-tokens %ld%s): it splits these %.0f prompt tokens into %.0f "
-                                     "steps, each reading the weights again; this prefill is one pass\n",
-                            budget, rep > 1 ? " per attention replica" : "", sc.max_batched_tokens,
-                            rep > 1 ? " over the replicas" : "", tokens, ceil(tokens / (double)budget));
+            char note[400];
+            long budget = 0;
+            if (prefill_split_note(&setup, &lay, x.s.eff.engine, g, &req, note, sizeof note, &budget) > 1)
+                sbuf_printf(&c->out, "note: %s\n", note);
         }
         /* the routed experts' kernel, whose rates set the MLP's time (docs/model.md "Grouped
          * expert GEMMs") */
