@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/arch.h"
 #include "model/ckpt.h"
 #include "render/svg.h"
 
@@ -371,6 +372,12 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
         ckpt_state_desc(c->setup.model, &c->setup.dt, st, sizeof st);
         if (st[0])
             snprintf(sdesc, sizeof sdesc, "; %s", st);
+        /* a windowed model's blocks hold tokens of every layer, which its windowed layers keep
+         * only within their window: memory's kv_capacity_tokens counts tokens of context instead,
+         * more of them (a review read Gemma-3-27B's 40,976 here against memory's 153,978) */
+        const char *win = arch_local_layers(c->setup.model) > 0 ? " of every layer's K/V (its windowed layers keep "
+                                                                  "their window's)"
+                                                                : "";
         if (c->kv_copy) /* TGI 0.8: one contiguous tensor, no pages; the simulator counts it in blocks all the same */
             sbuf_printf(out, "\nKV cache: one contiguous tensor of %.0f tokens (half the free memory: copied every step), "
                              "counted in %ld-token units%s; about %.0f request%s of the mean length at once%s\n\n",
@@ -384,14 +391,15 @@ void render_sim_bands(const struct sim_config *c, const struct sim_result *r, co
             long blocks[2] = { 0, 0 };
             for (int i = 0; i < r->ninst && r->inst; i++)
                 blocks[r->inst[i].pool == 1] += r->inst[i].kv_blocks_total;
-            sbuf_printf(out, "\nKV cache: decode pool %ld block%s of %ld tokens = %ld tokens, about %.0f request%s of the "
+            sbuf_printf(out, "\nKV cache: decode pool %ld block%s of %ld tokens = %ld tokens%s, about %.0f request%s of the "
                              "mean length at once; prefill pool %ld block%s = %ld tokens%s\n\n",
-                        blocks[1], PL(blocks[1]), r->block_size, blocks[1] * r->block_size, render_sim_requests_at_mean_len(c, r, 1),
+                        blocks[1], PL(blocks[1]), r->block_size, blocks[1] * r->block_size, win,
+                        render_sim_requests_at_mean_len(c, r, 1),
                         PL(render_sim_requests_at_mean_len(c, r, 1)), blocks[0], PL(blocks[0]), blocks[0] * r->block_size, sdesc);
         } else
-            sbuf_printf(out, "\nKV cache: %ld block%s of %ld tokens%s = %.0f tokens, about %.0f request%s of the mean "
+            sbuf_printf(out, "\nKV cache: %ld block%s of %ld tokens%s = %.0f tokens%s, about %.0f request%s of the mean "
                              "length at once%s\n\n",
-                        r->kv_blocks_total, PL(r->kv_blocks_total), r->block_size, given, r->kv_capacity_tokens,
+                        r->kv_blocks_total, PL(r->kv_blocks_total), r->block_size, given, r->kv_capacity_tokens, win,
                         render_sim_requests_at_mean_len(c, r, -1), PL(render_sim_requests_at_mean_len(c, r, -1)), sdesc);
     }
     table_init(&t, "");
