@@ -560,6 +560,9 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
         if (ckpt_drafter_apart(&s->dt, &ddt))
             rj_str(so, "drafter_weight_dtype", dtype_name(ddt.weight));
         rj_num(so, "verify_tokens", sp->verify);
+        /* the expectation under simulate's name for it (where tokens_per_step is the run's own
+         * mean: one name had meant two things, a review); tokens_per_step kept */
+        rj_num(so, "expected_tokens_per_step", e->tokens_per_step);
         rj_num(so, "tokens_per_step", e->tokens_per_step);
         rj_num(so, "step_s", e->step_s);
         rj_num(so, "draft_prefill_s", e->draft_prefill_s);
