@@ -270,6 +270,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     if (e->api_first_token_s > 0)
         kvn(t, "api_first_token", "%.1f", e->api_first_token_s * 1e6,
             "us more to a served request's TTFT: its API server (simulate, not --no-api-server)");
+    if (e->api_prompt_token_s > 0)
+        kvn(t, "api_prompt_token", "%.2f", e->api_prompt_token_s * 1e6,
+            "us more per prompt token on that path (tokenising, hashing its blocks)");
     kvn(t, "compute_scale", "%.3f", e->compute_scale, "x the GPU's compute efficiency");
     kvn(t, "collective_latency", "%.2f", e->collective_latency_s * 1e6, "us added to each collective");
     kvb(t, "custom_allreduce", e->custom_allreduce, "one-shot/two-shot all-reduce kernels on NVLink/xGMI");

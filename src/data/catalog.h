@@ -248,6 +248,8 @@ struct llmroof_engine {
                                          and tokeniser, the hops to the engine, the first SSE chunk):
                                          a served request's TTFT only (the simulator without
                                          --no-api-server), s [0, 50 ms] */
+    double api_prompt_token_s;        /* and per prompt token on that path (tokenising, hashing the
+                                         prompt's blocks), s [0, 20 us] */
     double tp_step_overhead_s;        /* added to step_overhead_s when TP > 1 (or at any TP with
                                          ray_workers or --engine-use-ray): the driver's per-step calls
                                          to its tensor-parallel workers (Ray remote tasks), s [0, 20 ms] */

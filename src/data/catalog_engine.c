@@ -217,7 +217,7 @@ static int parse_util_by_tp(struct json_ectx *c, const cJSON *e, struct llmroof_
 
 static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engine *g)
 {
-    static const char *const fields[] = { "id", "name", "aliases", "step_overhead_s", "first_token_s", "api_first_token_s", "compute_scale",
+    static const char *const fields[] = { "id", "name", "aliases", "step_overhead_s", "first_token_s", "api_first_token_s", "api_prompt_token_s", "compute_scale",
                                           "waiting_served_ratio", "max_waiting_steps", "max_paddings",
                                           "max_paddings_option", "multi_step_scheduling", "recv_interval_option",
                                           "collective_latency_s", "cuda_graphs", "launch_s", "launch_mla_s", "kernel_factor",
@@ -253,6 +253,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = json_get_number(c, e, "first_token_s", "first_token_s", true, 0, false, 0.2, &g->first_token_s, NULL)) ||
         (rc = json_get_number(c, e, "api_first_token_s", "api_first_token_s", false, 0, false, 0.05,
                               &g->api_first_token_s, NULL)) ||
+        (rc = json_get_number(c, e, "api_prompt_token_s", "api_prompt_token_s", false, 0, false, 20e-6,
+                              &g->api_prompt_token_s, NULL)) ||
         (rc = json_get_number(c, e, "tp_step_overhead_s", "tp_step_overhead_s", false, 0, false, 0.02,
                               &g->tp_step_overhead_s, NULL)) ||
         (rc = json_get_number(c, e, "ray_output_token_s", "ray_output_token_s", false, 0, false, 1e-6,

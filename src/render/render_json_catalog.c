@@ -284,6 +284,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         rj_num(o, "step_overhead_s", round(e[i].step_overhead_s * 1e7) / 1e7);
         rj_num(o, "first_token_s", round(e[i].first_token_s * 1e6) / 1e6);
         add_positive(o, "api_first_token_s", round(e[i].api_first_token_s * 1e6) / 1e6);
+        add_positive(o, "api_prompt_token_s", round(e[i].api_prompt_token_s * 1e9) / 1e9);
         rj_num(o, "compute_scale", round(e[i].compute_scale * 1e3) / 1e3);
         rj_num(o, "collective_latency_s", round(e[i].collective_latency_s * 1e8) / 1e8);
         /* what the fit never touches: the engine's code, as the loader reads it */

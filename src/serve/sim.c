@@ -187,6 +187,7 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
     /* and its path to the engine and back before the first token (HTTP, chat template, tokeniser,
      * the hops, the first SSE chunk): engine api_first_token_s, a served request's alone */
     c->api_first_s = c->no_api_server ? 0.0 : en->api_first_token_s;
+    c->api_prompt_s = c->no_api_server ? 0.0 : en->api_prompt_token_s;
     c->api_overlap = en->api_overlap;
     c->spec_no_overlap = en->spec_no_overlap;
     /* automatic prefix caching on by default (vLLM V1: CacheConfig.enable_prefix_caching, on from
@@ -1631,7 +1632,7 @@ static bool next_arrival(const struct runner *r, struct event *ev, bool *from_he
 {
     bool fresh = r->in_order && r->next_new < r->created;
     if (fresh) {
-        ev->t = r->R[r->next_new].arrival_s + sim_arrival_delay_s(r);
+        ev->t = r->R[r->next_new].arrival_s + sim_arrival_delay_s(r, r->next_new);
         ev->id = r->next_new;
     }
     if (r->arrivals.n && (!fresh || ev_less(r->arrivals.v[0], *ev))) {

@@ -287,6 +287,7 @@ struct sim_config {
     double api_stream_s;             /* API server per streamed chunk (one per scheduled sequence), s */
     double api_first_s;              /* the engine's API server's path beside the forward, added to each
                                         request's arrival (api_first_token_s; 0 with no_api_server) */
+    double api_prompt_s;             /* and per prompt token (api_prompt_token_s; 0 with no_api_server) */
     bool no_api_server;              /* requests through the engine's own API (vLLM's LLM class, as
                                         benchmark_throughput.py runs it), no HTTP server: the profile's
                                         api_stream_s is not charged (--no-api-server) */

@@ -111,7 +111,7 @@ void sim_draw_request(struct runner *r, long id)
  * arrival heap; `user` is who sent it (closed loop). */
 void sim_push_arrival(struct runner *r, long id, long user)
 {
-    struct event ev = { r->R[id].arrival_s + sim_arrival_delay_s(r), id, { 0 } };
+    struct event ev = { r->R[id].arrival_s + sim_arrival_delay_s(r, id), id, { 0 } };
     ev.s.user = (int)user;
     heap_push(&r->arrivals, ev);
 }
@@ -608,7 +608,7 @@ void sim_start_transfers(struct runner *r, struct engine *d, double now)
              * From when the request reached the decode engine (its API server's path after the
              * client sent it, sim_arrival_delay_s): a review had read SGLang's 6.9 ms API path as
              * a wait for decode blocks at 2% KV use */
-            const double waited = now - (q->arrival_s + sim_arrival_delay_s(r));
+            const double waited = now - (q->arrival_s + sim_arrival_delay_s(r, id));
             r->dres[id].prealloc_wait_s = waited > 0 ? waited : 0.0;
             struct rstate s = *h;
             s.stage = 3;

@@ -784,11 +784,12 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err);
 
 /* sim.c */
 
-/* When a request reaches the engine after it arrives: the engine's first-token overhead and, for a
- * served request, its API server's path (sim_config api_first_s). One rule for both arrival paths. */
-static inline double sim_arrival_delay_s(const struct runner *r)
+/* When request id reaches the engine after it arrives: the engine's first-token overhead and, for a
+ * served request, its API server's path (sim_config api_first_s), which grows with the prompt
+ * (api_prompt_s: tokenising it, hashing its blocks). One rule for both arrival paths. */
+static inline double sim_arrival_delay_s(const struct runner *r, long id)
 {
-    return r->E[0].setup.eff.first_token_s + r->c->api_first_s;
+    return r->E[0].setup.eff.first_token_s + r->c->api_first_s + r->c->api_prompt_s * (double)r->R[id].prompt;
 }
 
 #endif

@@ -214,6 +214,52 @@ static void a_served_first_token_waits_for_the_api_server(void **state)
     catalog_free(&cat);
 }
 
+/* vLLM V1's API path grows with the prompt (tokenising it, hashing its blocks): 5.7 ms + 3.65 us a
+ * token (a prefix-cached prompt's TTFT under vLLM 0.22.1, 13.3 ms at 256 tokens and 27.3 at 4,096,
+ * openinfer's RTX 5090 benchmark). One Llama-3.1-8B request alone on an H100 under `vllm`: served
+ * against --no-api-server, 5.7 + 0.00365 x 128 = 6.1672 ms more TTFT at 128 prompt tokens and
+ * 5.7 + 0.00365 x 4,096 = 20.6504 ms at 4,096; its TPOT the same. */
+static void a_served_prompt_is_tokenised_on_the_api_path(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *en = shipped_engine(&cat, "vllm");
+    assert_rel_close(en->api_first_token_s, 5.7e-3, 1e-12);
+    assert_rel_close(en->api_prompt_token_s, 3.65e-6, 1e-12);
+    const long prompts[2] = { 128, 4096 };
+    const double want[2] = { 6.1672e-3, 20.6504e-3 };
+    for (int k = 0; k < 2; k++) {
+        struct workload w = { WORKLOAD_FIXED, prompts[k], 8, NULL, 0, NULL };
+        double ttft[2], tpot[2];
+        for (int off = 0; off < 2; off++) {
+            struct sim_config c;
+            sim_default_config(&c);
+            c.setup.model = model(&cat, "llama-3.1-8b");
+            c.setup.gpu = gpu(&cat, "h100");
+            c.setup.tp = 1;
+            c.setup.dt = (struct llmroof_dtypes){ LLMROOF_FP16, LLMROOF_FP16, LLMROOF_FP16, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
+            c.setup.eff = roofline_effs_engine(c.setup.gpu, en, NULL);
+            c.no_api_server = off == 1;
+            sim_config_engine(&c, en, c.setup.gpu, false, false);
+            c.workload = &w;
+            c.mode = SIM_CLOSED;
+            c.concurrency = 1;
+            c.requests = 1;
+            c.record_iterations = false;
+            struct sim_result r;
+            struct llmroof_err err = { 0 };
+            assert_int_equal(sim_run(&c, &r, &err), 0);
+            ttft[off] = r.ttft.mean;
+            tpot[off] = r.tpot.mean;
+            sim_result_free(&r);
+        }
+        assert_rel_close(ttft[0] - ttft[1], want[k], 1e-6);
+        assert_rel_close(tpot[0], tpot[1], 1e-9);
+    }
+    catalog_free(&cat);
+}
+
 /* vLLM V1's LLM class (UsageContext.LLM_CLASS, EngineArgs.get_batch_defaults) takes larger token
  * budgets than its OpenAI server: 16384 against 8192 on an H100 (70 GiB or more, not an A100),
  * 8192 against 2048 on an A100; --no-api-server selects them. */
@@ -542,6 +588,7 @@ int main(void)
         cmocka_unit_test(lmdeploy_passes_hold_8192_prompt_tokens),
         cmocka_unit_test(no_api_server_drops_the_streaming_cost),
         cmocka_unit_test(a_served_first_token_waits_for_the_api_server),
+        cmocka_unit_test(a_served_prompt_is_tokenised_on_the_api_path),
         cmocka_unit_test(vllm_llm_class_takes_the_offline_budgets),
         cmocka_unit_test(sglang_defaults_follow_the_gpus_memory),
         cmocka_unit_test(sglang_pool_is_its_static_fraction_less_the_weights),
