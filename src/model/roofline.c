@@ -122,6 +122,7 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
         e.overhead_s += en->step_overhead_s * e.cpu_scale;
         e.first_token_s = en->first_token_s;
         e.api_first_token_s = en->api_first_token_s;
+        e.api_prompt_token_s = en->api_prompt_token_s;
         e.tp_overhead_s = en->tp_step_overhead_s * e.cpu_scale;
         /* vLLM <= 0.4's --engine-use-ray puts the engine in a Ray actor that the API server calls
          * once per step (AsyncLLMEngine: engine.step.remote()), the same remote call a TP > 1

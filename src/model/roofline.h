@@ -19,6 +19,7 @@ struct llmroof_effs {
     double first_token_s; /* added to every TTFT by the serving engine, s (0 without an engine) */
     double api_first_token_s; /* its API server's path beside the forward: the simulator adds it to a
                                  served request's TTFT (not with --no-api-server; estimate never) */
+    double api_prompt_token_s; /* and per prompt token on that path (the same commands) */
     double tp_overhead_s; /* added to overhead_s per step when TP > 1 (the engine's driver-to-worker
                              calls: Ray remote tasks in vLLM before 0.5), or at any TP below, s */
     bool ray_engine;      /* the engine runs in a Ray actor (vLLM --engine-use-ray): tp_overhead_s is

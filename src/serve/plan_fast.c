@@ -320,8 +320,8 @@ struct fast_solve {
  * prompt continues first), no decode between them: the wait for the iteration running, then its
  * own chunks, the first no shorter than the cycle's prompt iteration that it shares with the others
  * arriving (t is not a step there but the cycle over a sequence's tokens, which holds the chain). */
-static double fast_ttft_service(const struct fast_solve *f, double B, double room, double t,
-                                const struct pf_cycle *pf)
+static double fast_ttft_engine(const struct fast_solve *f, double B, double room, double t,
+                               const struct pf_cycle *pf)
 {
     const double mean = t * (f->chunks + 0.5);
     /* an engine without chunked prefill runs the prompt whole in one pass, alone where it is above
@@ -337,6 +337,16 @@ static double fast_ttft_service(const struct fast_solve *f, double B, double roo
         return pf->wait_s + fmax((k - 1.0) * full + tail, pf->tau_s);
     const double own = (k - 1.0) * full + tail + 0.5 * t;
     return own > mean ? own : mean;
+}
+
+/* And before any of it the request reaches the engine: the engine's first-token overhead and its API
+ * server's path, which grows with the prompt, as the simulation delays a served request's arrival
+ * (sim_arrival_delay_s; a plan serves through the API server). */
+static double fast_ttft_service(const struct fast_solve *f, double B, double room, double t,
+                                const struct pf_cycle *pf)
+{
+    const double reach = f->s->eff.first_token_s + f->s->eff.api_first_token_s + f->s->eff.api_prompt_token_s * f->P;
+    return reach + fast_ttft_engine(f, B, room, t, pf);
 }
 
 /* The response time the model gives when users see a response time R (the right side of the
