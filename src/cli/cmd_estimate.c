@@ -158,17 +158,21 @@ static void ops_tables(struct cli *c, const struct llmroof_estimate *e)
 }
 
 /* simulate prefills at most its token budget a step (the engine's, or its own default without
- * one), each chunk reading the weights again, where this estimate prefills its batch in one pass:
- * the steps simulate takes for it (1: one pass, as here; 0: no chunked prefill, whole prompts) and
- * its budget per attention replica, and where more than one the sentence that says so. The budget is the
- * instance's over its DP ranks (vLLM V1's ranks hold their own; docs/metrics.md: SGLang's rule).
- * A reviewer: simulate's TTFT 32% above estimate's for DeepSeek-V3 at EP 8 with DP attention,
- * each 1,024-token chunk streaming every expert; without an engine it had gone unsaid (80.8 ms
- * here, 172.6 in simulate: 256 tokens a replica, 4 chunks); and a JSON user had not read it at
- * all (a review of session 70): JSON has the steps and the budget. */
+ * one), each step reading the weights again, where this estimate prefills its batch in one pass:
+ * the steps simulate takes for it and that budget per attention replica (*budget_out; 0 where a
+ * static batch is prefilled whole, one step), whether it chunks prompts (*chunked), and where more
+ * than one step the sentence that says so. Chunked, the prompts' tokens fill budget-token steps;
+ * whole prompts (vLLM V0, TGI, TensorRT-LLM without chunking) pack floor(budget / prompt) to a step,
+ * at most max_seqs, and a prompt longer than the budget runs alone. The budget is the instance's
+ * over its DP ranks (vLLM V1's ranks hold their own; docs/metrics.md: SGLang's rule). A reviewer:
+ * simulate's TTFT 32% above estimate's for DeepSeek-V3 at EP 8 with DP attention, each 1,024-token
+ * chunk streaming every expert; without an engine it had gone unsaid (80.8 ms here, 172.6 in
+ * simulate: 256 tokens a replica, 4 chunks); a JSON user had not read it at all, nor anyone the
+ * packing of whole prompts (reviews of session 70). */
 static long prefill_split_note(const struct llmroof_setup *setup, const struct llmroof_layout *lay,
                                const struct llmroof_engine *engine, const struct llmroof_gpu *g,
-                               const struct llmroof_request *req, char *buf, size_t n, long *budget_out)
+                               const struct llmroof_request *req, char *buf, size_t n, long *budget_out,
+                               bool *chunked)
 {
     struct sim_config sc;
     sim_default_config(&sc);
@@ -177,24 +181,39 @@ static long prefill_split_note(const struct llmroof_setup *setup, const struct l
         sim_config_engine(&sc, engine, g, false, false);
     const int rep = ops_layout_attn_dp(lay, setup->tp);
     const long budget = sim_rank_share(&sc, rep, sc.max_batched_tokens);
-    const double tokens = estimate_busiest_seqs((double)req->batch, rep) * (double)req->prompt;
+    const double seqs = estimate_busiest_seqs((double)req->batch, rep), tokens = seqs * (double)req->prompt;
     buf[0] = '\0';
-    *budget_out = sc.chunked_prefill && budget > 0 ? budget : 0;
+    *chunked = sc.chunked_prefill && !sc.static_batching;
+    *budget_out = sc.static_batching || !(budget > 0) ? 0 : budget;
     if (!*budget_out)
-        return 0;
-    const long steps = tokens > (double)budget ? (long)ceil(tokens / (double)budget) : 1;
+        return 1;
+    long steps;
+    double per = 0;
+    if (*chunked) {
+        steps = tokens > (double)budget ? (long)ceil(tokens / (double)budget) : 1;
+    } else {
+        per = req->prompt > budget ? 1.0 : floor((double)budget / (double)req->prompt);
+        if (sc.max_seqs > 0 && per > (double)sc.max_seqs)
+            per = (double)sc.max_seqs;
+        steps = (long)ceil(seqs / per - 1e-9);
+    }
     if (steps <= 1)
         return steps;
-    if (engine)
+    const char *r = rep > 1 ? " per attention replica" : "";
+    if (!*chunked)
+        snprintf(buf, n, "engine %s prefills whole prompts, at most %ld tokens a step%s (a longer prompt alone): "
+                         "'llmroof simulate' runs these %.0f prompts in %ld steps of up to %.0f, each reading the "
+                         "weights again; this prefill is one pass",
+                 engine ? engine->id : "?", budget, r, seqs, steps, per);
+    else if (engine)
         snprintf(buf, n, "engine %s prefills at most %ld tokens a step%s: 'llmroof simulate' splits these %.0f "
-                         "prompt tokens into %.0f steps, each reading the weights again; this prefill is one pass",
-                 engine->id, budget, rep > 1 ? " per attention replica" : "", tokens, ceil(tokens / (double)budget));
+                         "prompt tokens into %ld steps, each reading the weights again; this prefill is one pass",
+                 engine->id, budget, r, tokens, steps);
     else
         snprintf(buf, n, "with no engine, 'llmroof simulate' prefills at most %ld tokens a step%s (its "
-                         "--max-batched-tokens %ld%s): it splits these %.0f prompt tokens into %.0f steps, each "
+                         "--max-batched-tokens %ld%s): it splits these %.0f prompt tokens into %ld steps, each "
                          "reading the weights again; this prefill is one pass",
-                 budget, rep > 1 ? " per attention replica" : "", sc.max_batched_tokens,
-                 rep > 1 ? " over the replicas" : "", tokens, ceil(tokens / (double)budget));
+                 budget, r, sc.max_batched_tokens, rep > 1 ? " over the replicas" : "", tokens, steps);
     return steps;
 }
 
@@ -328,8 +347,10 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         /* the steps of the prose's note, for a caller that reads JSON alone (a review) */
         char note[400];
         long budget = 0;
-        const long steps = prefill_split_note(&setup, &lay, x.s.eff.engine, g, &req, note, sizeof note, &budget);
-        char *j = render_json_estimate(&setup, &req, &e, &mem, x.range ? &u : NULL, steps, budget);
+        bool chunked = false;
+        const long steps =
+            prefill_split_note(&setup, &lay, x.s.eff.engine, g, &req, note, sizeof note, &budget, &chunked);
+        char *j = render_json_estimate(&setup, &req, &e, &mem, x.range ? &u : NULL, steps, budget, chunked);
         if (!j)
             return 1;
         sbuf_append(&c->out, j);
@@ -560,7 +581,8 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
         {
             char note[400];
             long budget = 0;
-            if (prefill_split_note(&setup, &lay, x.s.eff.engine, g, &req, note, sizeof note, &budget) > 1)
+            bool chunked = false;
+            if (prefill_split_note(&setup, &lay, x.s.eff.engine, g, &req, note, sizeof note, &budget, &chunked) > 1)
                 sbuf_printf(&c->out, "note: %s\n", note);
         }
         /* the routed experts' kernel, whose rates set the MLP's time (docs/model.md "Grouped

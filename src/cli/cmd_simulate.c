@@ -536,35 +536,41 @@ static void warn_rejected(struct cli *c, const struct sim_result *r, const char 
     }
 }
 
-/* Preempted requests recomputed more tokens than all the served requests' prompts hold: a
- * re-admitted request was preempted again before it finished, over and over (recompute
- * preemption admits a waiting request once its next chunk fits, then the pool fills as the batch
- * grows and the newest, often that one, goes back). A review: gpt-oss-120b with 90,000-token
- * prompts on one H100 recomputed 88 times its prompts and took 3,353 s where no-evict admission
- * took 386 s. What the KV holds of whole requests says why. */
-static void warn_preemption_storm(struct cli *c, const struct sim_result *r, const char *what)
+/* Preempted requests recomputed more tokens than the served requests hold in all (prompt and
+ * output): re-admitted requests were preempted again before they finished, over and over
+ * (recompute preemption admits a waiting request once its next chunk fits, then the pool fills as
+ * the batch grows and the newest, often that one, goes back). Against the prompts alone, ordinary
+ * preemption of long outputs had read as a storm (a review: 85 preemptions of 200 requests of
+ * 100 + 1,000 tokens, "2.8x"). A review: gpt-oss-120b with 90,000-token prompts on one H100
+ * recomputed 88 times its prompts and took 3,353 s where no-evict admission took 386 s. The
+ * requests the pool holds at the mean length are the header's (the decode pool's where
+ * disaggregated), so --max-seqs can be named. */
+static void warn_preemption_storm(struct cli *c, const struct sim_config *cfg, const struct sim_result *r,
+                                  const char *what)
 {
-    double prompts = 0, whole = 0, n = 0;
+    double served = 0;
     for (long i = 0; i < r->requests; i++)
-        if (!r->reqs[i].rejected) {
-            prompts += (double)r->reqs[i].prompt;
-            whole += (double)(r->reqs[i].prompt + r->reqs[i].output);
-            n++;
-        }
-    if (!(prompts > 0) || (double)r->recomputed_tokens <= prompts)
+        if (!r->reqs[i].rejected)
+            served += (double)(r->reqs[i].prompt + r->reqs[i].output);
+    if (!(served > 0) || (double)r->recomputed_tokens <= served)
         return;
-    const double held = (double)r->kv_blocks_total * (double)r->block_size / (whole / n);
+    const double held = render_sim_requests_at_mean_len(cfg, r, cfg->disaggregated ? 1 : -1);
+    const long per = cfg->disaggregated ? 0 : (long)floor(held / (double)(r->ninst > 0 ? r->ninst : 1));
+    char limit[64] = "a lower --max-seqs";
+    if (per >= 1)
+        snprintf(limit, sizeof limit, "--max-seqs %ld (what an instance's KV holds)", per);
     fprintf(c->errf, "llmroof: warning: %spreemption storm: %ld preemptions recomputed %ld tokens, %.1fx the %.0f "
-                     "prompt tokens served: re-admitted requests were preempted again before they finished (the KV "
-                     "blocks hold %.1f whole requests of the mean length); --admission no-evict, a lower --max-seqs "
+                     "tokens the served requests hold: re-admitted requests were preempted again before they "
+                     "finished (the KV %sholds about %.0f requests of the mean length); --admission no-evict, %s "
                      "or more KV memory avoids it\n",
-            what, r->preemptions, r->recomputed_tokens, (double)r->recomputed_tokens / prompts, prompts, held);
+            what, r->preemptions, r->recomputed_tokens, (double)r->recomputed_tokens / served, served,
+            cfg->disaggregated ? "of the decode pool " : "", held, limit);
 }
 
 static void warn_overload(struct cli *c, const struct sim_result *r, const char *what, const struct sim_config *cfg)
 {
     warn_rejected(c, r, what, cfg);
-    warn_preemption_storm(c, r, what);
+    warn_preemption_storm(c, cfg, r, what);
     if (r->refused_busy > 0) {
         /* a concurrency limit bounds the queue: the run refuses what it cannot hold, so its
          * latencies stay bounded and its completions, not its queue, show the overload */

@@ -429,7 +429,8 @@ static void add_range(cJSON *o, const char *key, double v, const struct llmroof_
 
 char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_request *r,
                            const struct llmroof_estimate *e, const struct llmroof_memory *mem,
-                           const struct llmroof_uncertainty *bands, long sim_prefill_steps, long sim_budget_tokens)
+                           const struct llmroof_uncertainty *bands, long sim_prefill_steps, long sim_budget_tokens,
+                           bool sim_chunked)
 {
     cJSON *o = rj_new_doc("llmroof.estimate/1");
     rj_str(o, "model", s->model->id);
@@ -444,10 +445,11 @@ char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_r
     rj_bool(o, "within_max_context", r->prompt + r->output <= s->model->max_context);
     /* the text's note that simulate splits this prefill into several steps, each reading the
      * weights again, for a caller that reads JSON alone (a review) */
-    cJSON *simp = sim_budget_tokens > 0 ? rj_obj(o, "simulate_prefill") : rj_null(o, "simulate_prefill");
-    if (simp && sim_budget_tokens > 0) {
+    cJSON *simp = rj_obj(o, "simulate_prefill");
+    if (simp) {
         rj_num(simp, "steps", (double)sim_prefill_steps);
         rj_num(simp, "budget_tokens", (double)sim_budget_tokens);
+        rj_bool(simp, "chunked", sim_chunked);
     }
     rj_str(o, "weight_dtype", dtype_name(s->dt.weight));
     rj_str(o, "kv_dtype", dtype_name(s->dt.kv));

@@ -50,12 +50,13 @@ char *render_json_model_doc(const struct llmroof_model *m);
 char *render_json_show_model(const struct llmroof_model *m);
 char *render_json_show_gpu(const struct llmroof_gpu *g);
 
-/* `estimate --format json`; mem and bands may be NULL. sim_prefill_steps and sim_budget_tokens:
- * the steps `simulate` splits this batch's prefill into at its token budget a step (1: one pass),
- * and that budget (0: whole prompts, no chunked prefill: JSON null). */
+/* `estimate --format json`; mem and bands may be NULL. sim_prefill_steps, sim_budget_tokens and
+ * sim_chunked: the steps `simulate` takes for this batch's prompts at its token budget a step (1:
+ * one pass), that budget (0: a static batch prefilled whole) and whether it chunks prompts. */
 char *render_json_estimate(const struct llmroof_setup *s, const struct llmroof_request *r,
                            const struct llmroof_estimate *e, const struct llmroof_memory *mem,
-                           const struct llmroof_uncertainty *bands, long sim_prefill_steps, long sim_budget_tokens);
+                           const struct llmroof_uncertainty *bands, long sim_prefill_steps, long sim_budget_tokens,
+                           bool sim_chunked);
 
 /* `memory --format json`; sh is the layout's shard, whose `layout` object it carries beyond
  * TP (NULL: none); engine the -e profile whose pool it is (NULL: none); spec the --spec method

@@ -150,7 +150,7 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
     if (c->max_model_len > 0)
         sbuf_printf(out, "; context limit %ld tokens", c->max_model_len);
     if (c->admit_no_evict || c->admit_reserve || c->admit_wait || c->waiting_served_ratio > 0 || c->cpu_seq_s > 0 || c->cpu_output_s > 0 || c->api_stream_s > 0 ||
-        c->warmup_requests > 0 || c->sched_steps > 1 || c->recv_interval > 1) { /* the engine's scheduler, --warmup, --scheduler-steps, --recv-interval */
+        c->api_first_s > 0 || c->warmup_requests > 0 || c->sched_steps > 1 || c->recv_interval > 1) { /* the engine's scheduler, --warmup, --scheduler-steps, --recv-interval */
         sbuf_printf(out, "\nscheduler: %s admission, CPU %.3g us per sequence per iteration (%.0f%% overlapped)",
                     c->admit_no_evict  ? "guaranteed-no-evict"
                     : c->admit_reserve ? "new-token-ratio (SGLang)"
@@ -176,6 +176,14 @@ void render_sim_header(const struct sim_config *c, const char *wl, struct sbuf *
         /* the costs above are the reference host's (docs/model.md "Host CPU") */
         if (s->eff.cpu_scale > 0 && s->eff.cpu_scale != 1.0 && (c->cpu_seq_s > 0 || c->cpu_output_s > 0 || c->api_stream_s > 0))
             sbuf_printf(out, "; x%.2f on this host", s->eff.cpu_scale);
+        /* its path to a first token, in every served TTFT (sim_arrival_delay_s): a review could not
+         * see the 20 ms it adds at 4,096 tokens; not scaled by the host) */
+        if (c->api_first_s > 0 || c->api_prompt_s > 0) {
+            sbuf_printf(out, "; API server's path %.3g ms", c->api_first_s * 1e3);
+            if (c->api_prompt_s > 0)
+                sbuf_printf(out, " + %.3g us a prompt token", c->api_prompt_s * 1e6);
+            sbuf_append(out, " before the engine");
+        }
         if (c->waiting_served_ratio > 0) /* TGI's router gate (sim.h) */
             sbuf_printf(out, "; a new prefill batch joins running ones when waiting >= %g x running, or after %ld iteration%s",
                         c->waiting_served_ratio, c->max_waiting_steps, PL(c->max_waiting_steps));

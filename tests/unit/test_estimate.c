@@ -918,7 +918,7 @@ static void json_parses_and_op_times_add_up(void **state)
     struct llmroof_setup s = setup(&cat, "mixtral-8x7b", "h100", 4);
     struct llmroof_request r = { 4, 300, 200 };
     struct llmroof_estimate e = run(&s, 4, 300, 200);
-    char *text = render_json_estimate(&s, &r, &e, NULL, NULL, 1, 2048);
+    char *text = render_json_estimate(&s, &r, &e, NULL, NULL, 1, 2048, true);
     assert_non_null(text);
     cJSON *doc = cJSON_Parse(text);
     assert_non_null(doc);
@@ -1002,7 +1002,7 @@ static void estimate_memory_object_agrees_with_memory_command(void **state)
     struct llmroof_memory mem;
     struct llmroof_err err = { 0 };
     assert_int_equal(memory_eval(s.model, s.gpu, 2, &s.dt, 2000, &o, &mem, &err), 0);
-    char *a = render_json_estimate(&s, &r, &e, &mem, NULL, 1, 2048), *b = render_json_memory(s.model, s.gpu, 2, 8, &s.dt, &mem, NULL, NULL, NULL);
+    char *a = render_json_estimate(&s, &r, &e, &mem, NULL, 1, 2048, true), *b = render_json_memory(s.model, s.gpu, 2, 8, &s.dt, &mem, NULL, NULL, NULL);
     cJSON *ja = cJSON_Parse(a), *jb = cJSON_Parse(b);
     const cJSON *ma = cJSON_GetObjectItemCaseSensitive(ja, "memory");
     const char *keys[] = { "context_len", "fits", "gpu_memory_bytes", "weights_bytes_per_gpu", "workspace_bytes_per_gpu",
