@@ -252,6 +252,14 @@ function renderEstimate(e) {
       `${fmtInt(e.max_context)} tokens: an engine refuses such a request.`);
   warn.hidden = !msgs.length;
   warn.textContent = msgs.join(' ');
+  // the text output's note: the simulation prefills this batch in several steps, each reading the
+  // weights again, where this estimate takes one pass (a review: only the table had said so)
+  const sp = e.simulate_prefill, spEl = $('prefill-steps');
+  spEl.hidden = !(sp && sp.steps > 1);
+  if (sp && sp.steps > 1)
+    spEl.textContent = `This prefill is one pass; the Serving panel's simulation takes these prompts in ${sp.steps} ` +
+      `steps (${sp.chunked ? 'chunks of up to ' + fmtInt(sp.budget_tokens) + ' tokens' : 'whole prompts, up to ' +
+      fmtInt(sp.budget_tokens) + ' tokens a step'}), each reading the weights again.`;
   document.querySelector('#estimate-panel .cards').classList.toggle('nofit', !m.fits);
   const used = m.weights_bytes_per_gpu + m.workspace_bytes_per_gpu + m.reserve_bytes_per_gpu;
   const total = m.gpu_memory_bytes;
@@ -302,8 +310,8 @@ function renderEstimate(e) {
       ? ' (the engine\'s KV cache takes ' + m.mem_util + ' of the ' + fmtBytes(free) +
         ' that weights, workspace and reserve leave of the ' + fmtBytes(m.visible_bytes_per_gpu) +
         ' the runtime reports of the GPU\'s ' + fmtBytes(total) + ')'
-      : ' (the engine takes ' + m.mem_util + ' of the ' + fmtBytes(m.visible_bytes_per_gpu) + ' the runtime reports of ' +
-        'the GPU\'s ' + fmtBytes(total) + ')')]);
+      : (($('engine').value ? ' (the engine takes ' : ' (without an engine llmroof takes ') + m.mem_util + ' of the ' +
+        fmtBytes(m.visible_bytes_per_gpu) + ' the runtime reports of the GPU\'s ' + fmtBytes(total) + ')'))]);
   if (state > 0) rows.push(['state per sequence', fmtBytes(state) + ' per GPU (recurrent layers; any length)']);
   rows.push(['max batch at this context', fmtInt(m.max_batch) + ' sequences (' + fmtInt(m.context_len) + ' tokens each' +
       (state > 0 ? ': ' + fmtBytes(m.context_len * m.kv_bytes_per_token_per_gpu) + ' KV + ' + fmtBytes(state) +
@@ -592,10 +600,12 @@ function setStale(which, on) {
 function slosText() {
   const s = readState();
   // an SLO field left empty is not said as "TPOT ≤ " with nothing after it (a review)
-  const parts = [s.workload];
-  if (s.ttft_slo) parts.push(`p90 TTFT ≤ ${s.ttft_slo}`);
-  if (s.tpot_slo) parts.push(`TPOT ≤ ${s.tpot_slo}`);
-  $('plan-slos').textContent = parts.join(', ') + '; means under fast';
+  // both SLOs at the plan's percentile (p90), or as means under fast: the heading had put "p90"
+  // before TTFT alone and the table shows means (a review)
+  const slos = [];
+  if (s.ttft_slo) slos.push(`TTFT ≤ ${s.ttft_slo}`);
+  if (s.tpot_slo) slos.push(`TPOT ≤ ${s.tpot_slo}`);
+  $('plan-slos').textContent = s.workload + (slos.length ? ', ' + slos.join(' and ') + ' at p90 (as means with fast)' : '');
 }
 
 // ---- start ---------------------------------------------------------------------------------

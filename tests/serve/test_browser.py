@@ -277,6 +277,21 @@ def check_page_wording(br, url, failures):
         failures.append("plan GPUs foo: %r" % err)
 
 
+def check_prefill_steps_note(br, url, failures):
+    # estimate's note that the simulation prefills the batch in several steps, each reading the
+    # weights again (estimate JSON simulate_prefill; a review: only the text output had said it):
+    # 16 prompts of 1,024 tokens of Llama-3.1-8B without an engine are 8 chunks of 2,048; a batch of
+    # one 512-token prompt is one step, no note
+    load(br, url + "?model=llama-3.1-8b&gpu=h100&batch=16&prompt=1024&output=256")
+    text = br.js("document.getElementById('prefill-steps').hidden ? '' :"
+                 " document.getElementById('prefill-steps').textContent")
+    if "in 8 steps (chunks of up to 2,048 tokens)" not in text:
+        failures.append("batch 16 of 1,024 tokens: prefill-steps note %r" % text)
+    load(br, url + "?model=llama-3.1-8b&gpu=h100&batch=1&prompt=512&output=256")
+    if br.js("document.getElementById('prefill-steps').hidden") is not True:
+        failures.append("batch 1 of 512 tokens: a prefill-steps note where simulate takes one step")
+
+
 def check_newest_answer_wins(br, url, failures):
     # a slower, older plan or simulation answer arriving after a newer one is dropped (a review: a
     # 5 s plan overwrote the 1 s plan asked after it). The page's fetch is slowed for the first
@@ -583,6 +598,7 @@ def main():
         check_roofline_and_labels(br, url, failures)
         check_messages_and_url(br, url, failures)
         check_page_wording(br, url, failures)
+        check_prefill_steps_note(br, url, failures)
         check_warnings_shown(br, url, failures)
         check_newest_answer_wins(br, url, failures)
     finally:

@@ -823,6 +823,35 @@ class Server(unittest.TestCase):
         self.assertLess(time.monotonic() - t, 5)
 
 
+    def test_a_relocated_binary_serves_the_page_beside_it(self):
+        # a copy of the executables with a web/ beside them serves that page, not the build's
+        # source tree's (a review: a relocated copy had served another version without a word)
+        import shutil
+        import tempfile
+        with tempfile.TemporaryDirectory() as d:
+            for name in ("llmroof", "llmroof-serve"):
+                src = os.path.join(os.path.dirname(BIN), name)
+                if not os.path.exists(src):
+                    self.skipTest(name + " not beside " + BIN)
+                shutil.copy2(src, d)
+            os.mkdir(os.path.join(d, "web"))
+            for name, text in (("index.html", "<html><body>relocated page</body></html>"),
+                               ("app.js", ""), ("style.css", "")):
+                with open(os.path.join(d, "web", name), "w") as f:
+                    f.write(text)
+            p = subprocess.Popen([os.path.join(d, "llmroof"), "serve", "--port", "0"], stderr=subprocess.PIPE,
+                                 text=True)
+            line = p.stderr.readline()
+            m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+            try:
+                self.assertIsNotNone(m, line)
+                self.assertIn("page from " + os.path.join(d, "web"), line)
+                st, _, data = request(int(m.group(1)), "GET", "/")
+            finally:
+                self.assertEqual(stop(p), 0)
+            self.assertEqual(st, 200)
+            self.assertIn(b"relocated page", data)
+
     def test_a_request_that_finds_every_cpu_busy_is_told_when_to_retry(self):
         # one long simulation a CPU holds every slot; a further one waits --timeout (1 s) and gets
         # 503 with Retry-After (a review: the message said retry, not when)
