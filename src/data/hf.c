@@ -418,9 +418,7 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
     else if (hf_generic_knows(type) || (type[0] && cJSON_GetObjectItemCaseSensitive(doc, "num_attention_heads"))) {
         /* every other decoder: the field table (hf_generic.c) */
         hf_identity(m, id, root, fname, type);
-        if (!hf_generic_knows(type))
-            hf_warn(warn, warn_cap, "%s: model_type \"%s\" is read from its fields alone (no type-specific rules)",
-                    fname, type);
+        /* a type without rules of its own is said, with what was assumed, by hf_generic_import */
         rc = hf_generic_import(fname, root, doc, type, m, warn, warn_cap, err);
         if (rc == LLMROOF_OK)
             goto quant;
@@ -453,6 +451,13 @@ int catalog_model_from_hf_warn(const char *text, size_t len, const char *fname, 
     }
 
     hf_identity(m, id, root, fname, type);
+    hf_warn_unknown_cost_fields(fname, doc, warn, warn_cap);
+    /* a config without it is multi-head: transformers' configs default num_key_value_heads to the
+     * attention heads (LlamaConfig and kin); said, as a dropped field reads the same (a review) */
+    if (!cJSON_GetObjectItemCaseSensitive(doc, "num_key_value_heads") && fam != HF_DEEPSEEK && fam != HF_FALCON &&
+        fam != HF_GPTJ && fam != HF_OPT)
+        hf_warn(warn, warn_cap, "%s: no 'num_key_value_heads': every attention head keeps its own K/V (MHA), as "
+                                "transformers defaults it", fname);
 
     bool plain = fam == HF_FALCON || fam == HF_GPTJ || fam == HF_OPT;
     bool mla = fam == HF_DEEPSEEK;

@@ -558,6 +558,52 @@ int hf_generic_import(const char *fname, const cJSON *root, const cJSON *doc, co
     return rc;
 }
 
+/* Edit distance between a and b (insertions, deletions, substitutions), capped at cap + 1: names
+ * of up to 63 bytes. */
+static size_t edit_distance(const char *a, const char *b, size_t cap)
+{
+    const size_t n = strlen(a), k = strlen(b);
+    if (n > 63 || k > 63)
+        return cap + 1;
+    size_t row[64];
+    for (size_t j = 0; j <= k; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        size_t diag = row[0], best = row[0] = i;
+        for (size_t j = 1; j <= k; j++) {
+            const size_t up = row[j];
+            size_t v = diag + (a[i - 1] != b[j - 1]);
+            if (row[j - 1] + 1 < v)
+                v = row[j - 1] + 1;
+            if (up + 1 < v)
+                v = up + 1;
+            row[j] = v;
+            diag = up;
+            best = v < best ? v : best;
+        }
+        if (best > cap)
+            return cap + 1;
+    }
+    return row[k];
+}
+
+void hf_warn_unknown_cost_fields(const char *fname, const cJSON *doc, char *warn, size_t warn_cap)
+{
+    for (const cJSON *f = doc->child; f; f = f->next) {
+        if (!f->string || field_find(f->string) || !cost_like(f->string) || cJSON_IsNull(f))
+            continue;
+        /* within two edits of a field the table knows: a family's own fields (Falcon's num_kv_heads,
+         * GPT-J's n_embd) are further from every known name than a typo is */
+        for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+            if (edit_distance(f->string, fields[i].key, 2) <= 2) {
+                hf_warn(warn, warn_cap, "%s: field '%s' is not known to llmroof and is ignored: '%s' misspelt? "
+                                        "(docs/catalog.md lists the fields import-hf reads)",
+                        fname, f->string, fields[i].key);
+                break;
+            }
+    }
+}
+
 static int generic_import(const char *fname, const cJSON *root, const cJSON *doc, const char *type,
                           struct llmroof_model *m, char *warn, size_t warn_cap, struct llmroof_err *err)
 {
@@ -642,6 +688,22 @@ static int generic_import(const char *fname, const cJSON *root, const cJSON *doc
     m->mlp = act && cJSON_IsString(act) && act->valuestring && !strcmp(act->valuestring, "relu2") ? LLMROOF_MLP_PLAIN
                                                                                                   : LLMROOF_MLP_GATED;
     m->norm = tr & T_LAYERNORM ? LLMROOF_NORM_LAYER : LLMROOF_NORM_RMS;
+    if (!hf_generic_knows(type)) {
+        /* a type with no rules of its own: a GELU or ReLU activation is a 2-matrix MLP (GPT-2, GPT-NeoX,
+         * Phi-2, StarCoder2, BLOOM, MPT; GeGLU's Gemma has its rules), SiLU a gated one (SwiGLU); a
+         * norm_type naming layer norm a LayerNorm. A review: Phi-2, Pythia and StarCoder2 had read as
+         * SwiGLU models, 30-42% too many parameters, and nothing said what was assumed */
+        const char *a = act && cJSON_IsString(act) && act->valuestring ? act->valuestring : "";
+        if (!strncmp(a, "gelu", 4) || !strcmp(a, "relu") || !strcmp(a, "quick_gelu") || !strcmp(a, "relu2"))
+            m->mlp = LLMROOF_MLP_PLAIN;
+        const cJSON *nt = get(doc, "norm_type");
+        if (nt && cJSON_IsString(nt) && nt->valuestring && strstr(nt->valuestring, "layer"))
+            m->norm = LLMROOF_NORM_LAYER;
+        hf_warn(warn, warn_cap, "%s: model_type \"%s\" has no rules of its own: assumed a %s MLP (hidden_act '%s'), "
+                                "%s, biases only where the config says, embeddings %s",
+                fname, type, m->mlp == LLMROOF_MLP_PLAIN ? "2-matrix" : "gated (3-matrix)", a[0] ? a : "not given",
+                m->norm == LLMROOF_NORM_LAYER ? "LayerNorm" : "RMSNorm", "as tie_word_embeddings says (untied unless true)");
+    }
     m->tied_embeddings = flag(doc, "tie_word_embeddings", flag(root, "tie_word_embeddings", (tr & T_TIED) != 0));
     bool ab = flag(doc, "attention_bias", false) || flag(doc, "use_bias", false);
     m->qkv_bias = (tr & T_QKV_BIAS) || ab || flag(doc, "qkv_bias", (tr & T_QKV_BIAS_ON) != 0) ||

@@ -40,6 +40,10 @@ int hf_llama4_layers(const char *fname, const cJSON *doc, struct llmroof_model *
  * overstate the KV per token, dropped it would understate the attention). */
 int hf_kv_shared(const char *fname, const cJSON *doc, long layers, struct llmroof_err *err);
 
+/* A warning for each field of doc the generic field table does not know whose name is a shape's
+ * (a misspelt num_key_value_head had imported Llama-3-8B as MHA without a word: a review); for
+ * the families hf.c reads with its own rules, which take the fields they know and leave the rest */
+void hf_warn_unknown_cost_fields(const char *fname, const cJSON *doc, char *warn, size_t warn_cap);
 /* True when hf_generic_import knows `type` (its traits table) */
 bool hf_generic_knows(const char *type);
 /* The field-table importer: every member of the config is looked up in a table of known fields;

@@ -986,7 +986,31 @@ static void python_json_and_unknown_fields(void **state)
     assert_int_equal(catalog_model_from_hf_warn(ok, sizeof ok - 1, "ok.json", "x", &m, warn, sizeof warn, &err),
                      LLMROOF_OK);
     assert_int_equal(m.kv_heads, 2);
-    assert_non_null(strstr(warn, "read from its fields alone"));
+    assert_non_null(strstr(warn, "has no rules of its own: assumed a gated (3-matrix) MLP (hidden_act 'not given')"));
+    /* with a GELU activation such a type's MLP is two matrices, and a norm_type naming layer norm a
+     * LayerNorm (a review: Phi-2 at hidden 2,560 had read 3.618 B for 2.78): 4 x 64^2 + 2 x 64 x 128
+     * = 32,768 weights a layer, not 4 x 64^2 + 3 x 64 x 128 = 40,960 */
+    static const char gelu[] = "{\"model_type\": \"some_new_model\", \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+                               "\"num_attention_heads\": 4, \"vocab_size\": 100, \"intermediate_size\": 128,"
+                               "\"max_position_embeddings\": 4096, \"num_key_value_heads\": 4, \"hidden_act\": \"gelu_new\","
+                               "\"norm_type\": \"layer_norm\"}";
+    assert_int_equal(catalog_model_from_hf_warn(gelu, sizeof gelu - 1, "gelu.json", "x", &m, warn, sizeof warn, &err),
+                     LLMROOF_OK);
+    assert_int_equal(m.mlp, LLMROOF_MLP_PLAIN);
+    assert_int_equal(m.norm, LLMROOF_NORM_LAYER);
+    assert_non_null(strstr(warn, "assumed a 2-matrix MLP (hidden_act 'gelu_new'), LayerNorm"));
+    /* a family with rules of its own warns of a field a typo away from one it knows, and of a
+     * config with no num_key_value_heads (MHA, as transformers defaults it): Llama-3-8B's
+     * num_key_value_head had imported as 32 KV heads without a word (a review) */
+    static const char typo[] = "{\"model_type\": \"llama\", \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+                               "\"num_attention_heads\": 4, \"vocab_size\": 100, \"intermediate_size\": 128,"
+                               "\"max_position_embeddings\": 4096, \"num_key_value_head\": 2}";
+    assert_int_equal(catalog_model_from_hf_warn(typo, sizeof typo - 1, "typo.json", "x", &m, warn, sizeof warn, &err),
+                     LLMROOF_OK);
+    assert_int_equal(m.kv_heads, 4);
+    assert_non_null(strstr(warn, "field 'num_key_value_head' is not known to llmroof and is ignored: "
+                                 "'num_key_value_heads' misspelt?"));
+    assert_non_null(strstr(warn, "no 'num_key_value_heads': every attention head keeps its own K/V (MHA)"));
     /* per-layer lists (Hunyuan-A13B's moe_topk, moe_intermediate_size, num_shared_expert): one value
      * throughout reads as that value, a list that varies is an error naming the field */
     import_ok("hunyuan-a13b.json", &m);
