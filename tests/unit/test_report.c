@@ -332,6 +332,14 @@ static void charts_are_well_formed_xml(void **state)
      * the edge) */
     assert_non_null(strstr(sbuf_str(&b), "width=\"911\" height=\"544\" viewBox=\"0 0 911 544\""));
     sbuf_free(&b);
+    /* two prefill points within 10 px share a number, and the list gives their intensities as a
+     * range (one operator's had stood for both: "qkv_proj, o_proj (1894 FLOP/B)" where o_proj's
+     * is 1598; a review): 1,894 and 1,850 FLOP/B at 7e14 FLOP/s */
+    struct svg_point two[] = { { "qkv_proj", 1894.0, 7e14, 0 }, { "o_proj", 1850.0, 7e14, 0 } };
+    sbuf_init(&b);
+    svg_roofline(&b, "t", gpu(&cat, "h100"), 0.8, 0.65, LLMROOF_FP16, two, 2, true);
+    assert_non_null(strstr(sbuf_str(&b), "qkv_proj, o_proj (1850-1894 FLOP/B)"));
+    sbuf_free(&b);
     /* the checker itself rejects broken documents */
     assert_false(xml_well_formed("<svg><g></svg>", why, sizeof why));
     assert_false(xml_well_formed("<svg a=b></svg>", why, sizeof why));
