@@ -173,20 +173,23 @@ static void observe(struct llmroof_report *r)
     /* TTFT that rises with the GPUs (the prefill's all-reduces outgrowing the compute TP splits):
      * for a TTFT SLO the page's most actionable fact, which the TPOT observations had not said (a
      * review: an L40S's TTFT 2101 ms at TP 1, 2662 at TP 4). Per GPU, against its estimated row
-     * with the fewest GPUs: the row whose TTFT rises most. */
+     * with the fewest GPUs that fits, as the other observations take them: the row whose TTFT
+     * rises most. A row that does not fit is no baseline (a review: Qwen3-Next's 149.6 GiB of
+     * weights "at TP 1" of one L40S) */
+#define USABLE(x) ((x)->has_est && (x)->status == REPORT_OK)
     for (int i = 0; i < r->nrows; i++) {
         const struct report_row *ref = &r->rows[i];
-        bool first = ref->has_est;
-        for (int j = 0; j < i && first; j++) /* ref: this GPU's estimated row with the fewest GPUs */
-            first = !(r->rows[j].gpu == ref->gpu && r->rows[j].has_est);
+        bool first = USABLE(ref);
+        for (int j = 0; j < i && first; j++) /* ref: this GPU's usable row with the fewest GPUs */
+            first = !(r->rows[j].gpu == ref->gpu && USABLE(&r->rows[j]));
         for (int j = i + 1; j < r->nrows && first; j++)
-            first = !(r->rows[j].gpu == ref->gpu && r->rows[j].has_est && r->rows[j].gpus < ref->gpus);
+            first = !(r->rows[j].gpu == ref->gpu && USABLE(&r->rows[j]) && r->rows[j].gpus < ref->gpus);
         if (!first)
             continue;
         const struct report_row *up = NULL;
         for (int j = 0; j < r->nrows; j++) {
             const struct report_row *x = &r->rows[j];
-            if (x->gpu == ref->gpu && x->has_est && x->gpus > ref->gpus && x->est.ttft_s > ref->est.ttft_s &&
+            if (x->gpu == ref->gpu && USABLE(x) && x->gpus > ref->gpus && x->est.ttft_s > ref->est.ttft_s &&
                 (!up || x->est.ttft_s > up->est.ttft_s))
                 up = x;
         }
@@ -196,6 +199,7 @@ static void observe(struct llmroof_report *r)
                     ref->gpu->id, up->est.ttft_s * 1e3, up->tp, ref->est.ttft_s * 1e3, ref->tp,
                     100 * estimate_comm_share(&up->est.prefill));
     }
+#undef USABLE
     if (!worst && r->has_layout && same_gpus_pair(r))
         add_obs(r, "Every configuration of a GPU uses the same number of GPUs under this layout, so no row "
                    "shows what adding GPUs pays; compare layouts with more GPUs to see it.");
