@@ -871,7 +871,7 @@ void render_sim_curve(const char *title, const char *param, const struct sim_poi
             double x = PX(ax.tick[t]);
             sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#e5e5e5\"/>\n", x, y0, x, y0 + h);
             sbuf_printf(out, "<text class=\"tick\" data-axis=\"x%d\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n",
-                        panel, x, y0 + h + 16, svg_tick_text(ax.tick[t], buf, sizeof buf));
+                        panel, x, y0 + h + 16, svg_axis_tick_text(&ax, t, buf, sizeof buf));
         }
         const struct svg_axis *a = panel ? &at : &ay;
         for (int t = 0; t < a->nticks; t++) {
@@ -879,7 +879,7 @@ void render_sim_curve(const char *title, const char *param, const struct sim_poi
             sbuf_printf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", left, y,
                         left + pw, y);
             sbuf_printf(out, "<text class=\"tick\" data-axis=\"y%d\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-                        panel, left - 6, y + 4, svg_tick_text(a->tick[t], buf, sizeof buf));
+                        panel, left - 6, y + 4, svg_axis_tick_text(a, t, buf, sizeof buf));
         }
         sbuf_printf(out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" stroke=\"#333333\"/>\n",
                     left, y0, pw, h);

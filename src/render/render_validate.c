@@ -269,7 +269,7 @@ void render_validate_scatter(const char *title, const struct val_case *cases, si
         sbuf_printf(out, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\"/>\n", x, top, x, top + strip_h,
                     ae.tick[t] == 0 ? "#333333" : "#e5e5e5");
         sbuf_printf(out, "<text class=\"tick\" data-axis=\"error\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s%%</text>\n", x,
-                    top + strip_h + 16, svg_tick_text(ae.tick[t], buf, sizeof buf));
+                    top + strip_h + 16, svg_axis_tick_text(&ae, t, buf, sizeof buf));
     }
     sbuf_printf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">error (%%): left of 0 llmroof is faster than "
                      "measured, right of 0 slower</text>\n", left + pw / 2.0, top + strip_h + 34);
@@ -339,7 +339,7 @@ void render_validate_scatter(const char *title, const struct val_case *cases, si
                         y0 + sc_size);
             sbuf_printf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", x0, y, x0 + sc_size,
                         y);
-            svg_tick_text(a.tick[t], buf, sizeof buf);
+            svg_axis_tick_text(&a, t, buf, sizeof buf);
             /* a crowded axis labels every other tick */
             if (a.nticks > 8 && t % 2)
                 continue;

@@ -151,18 +151,31 @@ double svg_axis_frac(const struct svg_axis *a, double v)
     return f > 1 ? 1 : f;
 }
 
-const char *svg_tick_text(double v, char *buf, size_t n)
+static const char *tick_text_from(double v, double from, char *buf, size_t n)
 {
     static const char *const suffix[] = { "", "k", "M", "G", "T", "P", "E" };
     int k = 0;
     double x = v;
-    if (fabs(v) >= 1e4)
+    if (fabs(v) >= from)
         while (fabs(x) >= 1000 && k < 6) {
             x /= 1000;
             k++;
         }
     snprintf(buf, n, "%.4g%s", x, suffix[k]);
     return buf;
+}
+
+const char *svg_tick_text(double v, char *buf, size_t n)
+{
+    return tick_text_from(v, 1e4, buf, n);
+}
+
+const char *svg_axis_tick_text(const struct svg_axis *a, int t, char *buf, size_t n)
+{
+    double top = 0;
+    for (int i = 0; i < a->nticks; i++)
+        top = fmax(top, fabs(a->tick[i]));
+    return tick_text_from(a->tick[t], top >= 1e4 ? 1e3 : 1e4, buf, n);
 }
 
 bool svg_is_round(double v)
@@ -378,7 +391,7 @@ void svg_grouped_bars(struct sbuf *out, const char *title, const char *const *gr
             sbuf_printf(out, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e5e5e5\"/>\n", left, y,
                         left + pw, y);
             sbuf_printf(out, "<text class=\"tick\" data-axis=\"y%zu\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
-                        p, left - 6, y + 4, svg_tick_text(ax.tick[t], buf, sizeof buf));
+                        p, left - 6, y + 4, svg_axis_tick_text(&ax, t, buf, sizeof buf));
         }
         for (size_t g = 0; g < ngroups; g++) {
             double gx = left + groupw * (double)g + groupw * 0.09;

@@ -69,6 +69,9 @@ struct svg_axis svg_axis_log(double lo, double hi);
 double svg_axis_frac(const struct svg_axis *a, double v);
 /* A tick label: shortest of %g with SI suffixes k, M, G, T, P above 10^4 ("20k", "1.5M"). */
 const char *svg_tick_text(double v, char *buf, size_t n);
+/* Tick t of axis a in one style for the axis: where its largest tick takes a suffix, every tick of
+ * 1000 or more does ("0, 5k, 10k, 15k"; a review read "0, 5000, 10k, 15k"). */
+const char *svg_axis_tick_text(const struct svg_axis *a, int t, char *buf, size_t n);
 /* Whether v is a round tick value: 0, or m x 10^k with m in {1, 2, 2.5, 5} (tests). */
 bool svg_is_round(double v);
 /* Estimated width in px of text at font size `px` in a sans-serif face (0.6 em per character,

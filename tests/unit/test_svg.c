@@ -69,6 +69,13 @@ static void tick_text_uses_si_suffixes_above_ten_thousand(void **state)
     assert_string_equal(svg_tick_text(20000, b, sizeof b), "20k");
     assert_string_equal(svg_tick_text(1.5e6, b, sizeof b), "1.5M");
     assert_string_equal(svg_tick_text(0.25, b, sizeof b), "0.25");
+    /* on an axis whose top tick takes a suffix every tick of 1000 or more does: 0, 5k, 10k, 15k
+     * (it had read 0, 5000, 10k, 15k), and one that stays below 10^4 keeps its digits */
+    struct svg_axis ax = { 0, 15000, false, { 0, 5000, 10000, 15000 }, 4 };
+    assert_string_equal(svg_axis_tick_text(&ax, 1, b, sizeof b), "5k");
+    assert_string_equal(svg_axis_tick_text(&ax, 0, b, sizeof b), "0");
+    struct svg_axis low = { 0, 8000, false, { 0, 2000, 4000, 6000, 8000 }, 5 };
+    assert_string_equal(svg_axis_tick_text(&low, 4, b, sizeof b), "8000");
     assert_true(svg_is_round(2.5e-3) && svg_is_round(0) && !svg_is_round(60) && !svg_is_round(NAN));
 }
 
