@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "model/ckpt.h"
+#include "model/kernel.h"
 #include "render/render_json.h"
 #include "render/svg.h"
 
@@ -84,6 +85,19 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
 
     struct svg_point pts[2 * LLMROOF_OP_COUNT];
     size_t n = 0;
+    /* the GEMMs' compute dtype: the activations', or a checkpoint's own path (block fp8 on an H200
+     * computes fp8 under fp16 activations: ops_ckpt_lowp_modules) */
+    enum llmroof_dtype gemm = s.dt.act, low;
+    if (ops_ckpt_lowp_modules(m, &s.dt, &low))
+        gemm = low;
+    /* the roof the chart draws for them, and the ridge; an operator the estimate bounds by compute
+     * left of it is said (a review: MI300X's decode GEMMs of 64 rows read "compute" at 62 FLOP/B
+     * where the drawn ridge is 137: their rows' ramp lowers their roof, gemm_ramp_rows) */
+    const enum llmroof_dtype rd = g->has_peak[gemm] ? gemm : LLMROOF_FP16;
+    const double roof = g->peak_flops[rd] * s.eff.compute * kernel_gemm_dtype_scale(g, rd);
+    const double bw = g->mem_bw_Bps * s.eff.memory, ridge = bw > 0 ? roof / bw : 0;
+    char left[256] = "";
+    bool left_attn = false, left_gemm = false;
     struct table t;
     table_init(&t, "");
     table_col(&t, "phase", 0);
@@ -109,6 +123,15 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
             table_num(&t, ai);
             table_num(&t, perf / 1e12);
             table_str(&t, bound_name(p->op[k].bound));
+            if (p->op[k].bound == LLMROOF_BOUND_COMPUTE && ridge > 0 && ai < 0.98 * ridge) {
+                const size_t u = strlen(left);
+                snprintf(left + u, sizeof left - u, "%s%s %s", u ? ", " : "", ph ? "decode" : "prefill",
+                         op_name((enum llmroof_opkind)k));
+                if (k == LLMROOF_OP_ATTENTION || k == LLMROOF_OP_ATTN_LOCAL)
+                    left_attn = true;
+                else
+                    left_gemm = true;
+            }
         }
     }
     if (x.svg) {
@@ -117,11 +140,6 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
         sbuf_init(&svg);
         snprintf(title, sizeof title, "%s on %s (TP %d, batch %ld): operators on the roofline", m->id, g->id, s.tp,
                  req.batch);
-        /* the GEMMs' compute dtype: the activations', or a checkpoint's own path (block fp8 on an
-         * H200 computes fp8 under fp16 activations: ops_ckpt_lowp_modules) */
-        enum llmroof_dtype gemm = s.dt.act, low;
-        if (ops_ckpt_lowp_modules(m, &s.dt, &low))
-            gemm = low;
         svg_roofline(&svg, title, g, s.eff.memory, s.eff.compute, gemm, pts, n, true);
         rc = sbuf_failed(&svg) ? 1 : cli_write_file(c, x.svg, &svg);
         sbuf_free(&svg);
@@ -141,5 +159,16 @@ int cmd_roofline(struct cli *c, int argc, char **argv)
     }
     cli_table(c, "ops", &t);
     table_free(&t);
+    if (left[0] && cli_prose(c)) {
+        sbuf_printf(&c->out, "\nnote: %s: compute-bound left of the %.0f FLOP/B ridge, the kernels below the "
+                             "compute roof drawn", left, ridge);
+        if (left_attn)
+            sbuf_append(&c->out, "; attention at its own kernels' rate (docs/model.md 'Attention kernels')");
+        if (left_gemm && s.eff.gemm_ramp_rows > 0)
+            sbuf_printf(&c->out, "; on %s a GEMM's compute grows by 1 + %.0f / rows at 4,096 output columns "
+                                 "(gemm_ramp_rows, docs/model.md 'GEMM fill ramp')",
+                        g->id, s.eff.gemm_ramp_rows);
+        sbuf_append(&c->out, "\n");
+    }
     return 0;
 }
