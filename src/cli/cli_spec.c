@@ -141,7 +141,47 @@ static int read_config(struct cli *c, struct cli_spec_opts *o, const struct llmr
     return 0;
 }
 
-int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroof_model *m)
+/* Whether engine e's profile states that it runs method `bit` (cli_engine_ids_with takes a plain
+ * predicate: one per method) */
+static bool runs(const struct llmroof_engine *e, unsigned bit)
+{
+    return e->spec_methods_stated && (e->spec_methods & bit);
+}
+static bool runs_draft(const struct llmroof_engine *e) { return runs(e, LLMROOF_SPECM_DRAFT); }
+static bool runs_medusa(const struct llmroof_engine *e) { return runs(e, LLMROOF_SPECM_MEDUSA); }
+static bool runs_eagle(const struct llmroof_engine *e) { return runs(e, LLMROOF_SPECM_EAGLE); }
+static bool runs_eagle3(const struct llmroof_engine *e) { return runs(e, LLMROOF_SPECM_EAGLE3); }
+static bool runs_mtp(const struct llmroof_engine *e) { return runs(e, LLMROOF_SPECM_MTP); }
+
+/* A method the engine's profile states its releases never ran is refused, as --ep on an engine
+ * without expert parallelism: its cost would be a design the engine does not have (EAGLE-3 under
+ * vLLM 0.4, a review). A profile without "spec_methods" is not checked. */
+static int engine_runs_method(struct cli *c, const struct cli_spec_opts *o, const struct llmroof_engine *en)
+{
+    static bool (*const pred[5])(const struct llmroof_engine *) = { runs_draft, runs_medusa, runs_eagle, runs_eagle3,
+                                                                    runs_mtp };
+    static const char *const says[5] = { "draft model", "Medusa heads", "EAGLE head", "EAGLE-3 head",
+                                         "MTP drafting" };
+    const enum sim_spec_kind k = o->spec.kind;
+    const int bit = k == SIM_SPEC_DRAFT ? 0 : k == SIM_SPEC_MEDUSA ? 1 : k == SIM_SPEC_EAGLE ? 2 :
+                    k == SIM_SPEC_EAGLE3 ? 3 : k == SIM_SPEC_MTP ? 4 : -1;
+    if (!en || !en->spec_methods_stated || bit < 0 || (en->spec_methods & (1u << bit)))
+        return 0;
+    char id[LLMROOF_ID_MAX], has[96] = "", ok[512];
+    snprintf(id, sizeof id, "%s", en->id); /* listing the engines may reload the catalog it lives in */
+    for (int i = 0; i < 5; i++)
+        if (en->spec_methods & (1u << i)) {
+            const size_t n = strlen(has);
+            snprintf(has + n, sizeof has - n, "%s%s", n ? ", " : "", llmroof_spec_method_names[i]);
+        }
+    cli_engine_ids_with(c, pred[bit], ok, sizeof ok);
+    return cli_usage_error(c, "option '--spec %s': engine '%s' runs no %s (its profile's \"spec_methods\"%s%s%s); "
+                              "%s%s%sor leave the option out", CLI_CLIP(o->method), id, says[bit],
+                           has[0] ? ": " : " is empty: no speculative decoding", has, has[0] ? "" : "",
+                           ok[0] ? "pick one that does (" : "", ok, ok[0] ? ") " : "");
+}
+
+int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroof_model *m, const struct llmroof_engine *en)
 {
     static const struct { const char *name; enum sim_spec_kind kind; } kinds[] = {
         { "eagle", SIM_SPEC_EAGLE }, { "eagle3", SIM_SPEC_EAGLE3 }, { "mtp", SIM_SPEC_MTP },
@@ -167,6 +207,9 @@ int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroo
     } else if (sp->kind == SIM_SPEC_NONE) {
         return cli_usage_error(c, "option '--spec': '%s' is not eagle, eagle3, mtp, medusa or draft:MODEL", o->method);
     }
+    int erc = engine_runs_method(c, o, en);
+    if (erc)
+        return erc;
     if (o->config) {
         int rc = read_config(c, o, m);
         if (rc)

@@ -39,8 +39,9 @@ int cli_spec_check(struct cli *c, const struct cli_spec_opts *o);
  * o->spec.draft) and checked against the target m: an MTP module needs the model's, a draft is
  * not the target and shares its vocabulary, a tree holds the tokens it verifies; a
  * --spec-draft-config read into o->head against m (catalog_draft_head_from_hf), its vocabulary the
- * head's where --spec-draft-vocab is absent. Returns 0 or 2 after printing the error. */
-int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroof_model *m);
+ * head's where --spec-draft-vocab is absent; a method the engine en (NULL: none) states it never ran
+ * (its profile's "spec_methods") refused. Returns 0 or 2 after printing the error. */
+int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroof_model *m, const struct llmroof_engine *en);
 /* After cli_spec_resolve: one verification pass (a tree's tokens, the chain's --spec-k + 1) must fit
  * the token budget `budget`, which `whose` names in the message ("--max-batched-tokens", or where
  * it came from). Returns 0 or 2 after printing the error naming the option. */

@@ -251,7 +251,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     const struct llmroof_model *m = cli_model(c, x.s.model);
     if (!m)
         return 2;
-    if (x.sp.method && (rc = cli_spec_resolve(c, &x.sp, m)))
+    if (x.sp.method && (rc = cli_spec_resolve(c, &x.sp, m, x.s.eff.engine)))
         return rc;
     const struct llmroof_spec_decode spec = x.sp.method ? cli_spec_decode(&x.sp) : (struct llmroof_spec_decode){ 0 };
     const struct llmroof_gpu *g = cli_gpu(c, x.s.gpu);

@@ -109,7 +109,7 @@ int cmd_memory(struct cli *c, int argc, char **argv)
     const struct llmroof_model *m = cli_model(c, s.model);
     if (!m)
         return 2;
-    if (x.sp.method && (rc = cli_spec_resolve(c, &x.sp, m)))
+    if (x.sp.method && (rc = cli_spec_resolve(c, &x.sp, m, s.eff.engine)))
         return rc;
     const struct llmroof_gpu *g = cli_gpu(c, s.gpu);
     if (!g)

@@ -227,7 +227,7 @@ static bool add_price(const char *item, void *vctx)
  * generation one request at a time, as simulate refuses them. Returns 0 or 2 after the message. */
 static int plan_spec(struct cli *c, struct ctx *x)
 {
-    int rc = cli_spec_resolve(c, &x->sp, x->in.model);
+    int rc = cli_spec_resolve(c, &x->sp, x->in.model, x->s.eff.engine);
     if (rc)
         return rc;
     /* every row would say so (plan_layout_check): the input's, not the hardware's failing */

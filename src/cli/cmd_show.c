@@ -446,6 +446,15 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvn(t, "api_overlap", "%.2f", e->api_overlap, "share of it off the engine's step");
     if (e->kv_watermark > 0)
         kvn(t, "kv_watermark", "%.2f", e->kv_watermark, "share of KV blocks an admission leaves free");
+    char methods[64] = "";
+    for (int b = 0; b < 5; b++)
+        if (e->spec_methods & (1u << b)) {
+            const size_t n = strlen(methods);
+            snprintf(methods + n, sizeof methods - n, "%s%s", n ? " " : "", llmroof_spec_method_names[b]);
+        }
+    kv(t, "spec_methods", e->spec_methods_stated ? (methods[0] ? methods : "none") : "-",
+       e->spec_methods_stated ? "the speculative-decoding methods --spec may name with this engine"
+                              : "not stated: --spec takes any method");
     kvb(t, "spec_no_overlap", e->spec_no_overlap, "speculative decoding turns the CPU overlap off");
     kvb(t, "spec_draft_graph", e->spec_draft_graph, "the drafter's passes replay as one CUDA graph: no step overhead each");
     kvb(t, "pd_decode_first_token", e->pd_decode_first_token,

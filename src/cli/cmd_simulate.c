@@ -1069,7 +1069,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
     x->cfg.record_iterations = x->trace_out != NULL;
     rc = 0;
     if (x->sp.method) {
-        rc = cli_spec_resolve(c, &x->sp, m);
+        rc = cli_spec_resolve(c, &x->sp, m, x->s.eff.engine);
         x->cfg.spec = x->sp.spec;
         x->cfg.spec_head = x->sp.head;
         if (!rc)

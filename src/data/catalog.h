@@ -237,6 +237,18 @@ struct llmroof_mem_tier {
     double mem_reserve_per_gpu_MiB;   /* the reserve's part per GPU of the instance (tp x pp) */
 };
 
+/* An engine's speculative-decoding methods (engine "spec_methods"), one bit each: a draft model,
+ * Medusa heads, an EAGLE-1/2 head, an EAGLE-3 head, the model's own MTP layers. */
+enum {
+    LLMROOF_SPECM_DRAFT = 1u << 0,
+    LLMROOF_SPECM_MEDUSA = 1u << 1,
+    LLMROOF_SPECM_EAGLE = 1u << 2,
+    LLMROOF_SPECM_EAGLE3 = 1u << 3,
+    LLMROOF_SPECM_MTP = 1u << 4,
+};
+/* The method names, in the bits' order: "draft", "medusa", "eagle", "eagle3", "mtp". */
+extern const char *const llmroof_spec_method_names[5];
+
 struct llmroof_engine {
     char id[LLMROOF_ID_MAX];          /* "vllm-0.6" */
     char name[LLMROOF_NAME_MAX];      /* display name */
@@ -414,6 +426,10 @@ struct llmroof_engine {
                                          0.2-0.5: max(max_model_len, max_num_batched_tokens)) */
     bool whole_prefill;               /* "chunked_prefill": false - prompts are prefilled whole, never
                                          split across iterations (vLLM before 0.6's default) */
+    unsigned spec_methods;            /* "spec_methods": the speculative-decoding methods the engine's
+                                         releases in this profile run, LLMROOF_SPECM_* bits; checked
+                                         against --spec only where spec_methods_stated */
+    bool spec_methods_stated;         /* the profile states them ([] = none); absent: not checked */
     bool spec_no_overlap;             /* speculative decoding turns the CPU overlap off (SGLang 0.4) */
     bool spec_draft_graph;            /* the drafter's k passes replay as one CUDA graph inside the
                                          iteration (SGLang's EAGLE/MTP draft graph runner): no engine

@@ -215,6 +215,37 @@ static int parse_util_by_tp(struct json_ectx *c, const cJSON *e, struct llmroof_
     return LLMROOF_OK;
 }
 
+const char *const llmroof_spec_method_names[5] = { "draft", "medusa", "eagle", "eagle3", "mtp" };
+
+/* "spec_methods": the speculative-decoding methods the profile's releases run, each once, of
+ * llmroof_spec_method_names; [] states none, absent states nothing (--spec unchecked). */
+static int parse_spec_methods(struct json_ectx *c, const cJSON *e, struct llmroof_engine *g)
+{
+    const cJSON *va = json_item(e, "spec_methods");
+    g->spec_methods = 0;
+    g->spec_methods_stated = va != NULL;
+    if (!va)
+        return LLMROOF_OK;
+    if (!cJSON_IsArray(va))
+        return json_ferr(c, "spec_methods", "must be an array of method names (\"draft\", \"medusa\", \"eagle\", "
+                                            "\"eagle3\", \"mtp\")");
+    for (const cJSON *a = va->child; a; a = a->next) {
+        int bit = -1;
+        for (int i = 0; i < 5 && cJSON_IsString(a) && a->valuestring; i++)
+            if (!strcmp(a->valuestring, llmroof_spec_method_names[i]))
+                bit = i;
+        if (bit < 0)
+            return json_ferr(c, "spec_methods", "entries must be \"draft\", \"medusa\", \"eagle\", \"eagle3\" or "
+                                                "\"mtp\" (got %s%.32s%s)", cJSON_IsString(a) ? "\"" : "",
+                             cJSON_IsString(a) && a->valuestring ? a->valuestring : "a non-string",
+                             cJSON_IsString(a) ? "\"" : "");
+        if (g->spec_methods & (1u << bit))
+            return json_ferr(c, "spec_methods", "names \"%s\" twice", llmroof_spec_method_names[bit]);
+        g->spec_methods |= 1u << bit;
+    }
+    return LLMROOF_OK;
+}
+
 static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engine *g)
 {
     static const char *const fields[] = { "id", "name", "aliases", "step_overhead_s", "first_token_s", "api_first_token_s", "api_prompt_token_s", "compute_scale",
@@ -232,7 +263,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "offline_max_batched_tokens",
                                           "offline_large_gpu_max_batched_tokens", "budget_min_context",
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
-                                          "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "spec_draft_graph", "pd_decode_first_token", "pd_decode_resample", "pd_decode_prealloc", "pd_kv_full_window", "max_concurrent_requests", "pd_decode_reserve_tokens", "disaggregation", "tp_step_overhead_s",
+                                          "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "spec_draft_graph", "spec_methods", "pd_decode_first_token", "pd_decode_resample", "pd_decode_prealloc", "pd_kv_full_window", "max_concurrent_requests", "pd_decode_reserve_tokens", "disaggregation", "tp_step_overhead_s",
                                           "prefix_cache", "gpu_memory_tiers",
                                           "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "prompt_within_budget", "dp_attention", "expert_parallel", "moe_tp_shared_local", "moe_gemv", "dp_lm_head_split", "spec_state_per_token", "ssm_state_fp32", "cuda_only", "kv_heads_per_read", "ray_workers", "ray_output_token_s",
                                           "varlen_fa2_archs", "fa2_archs", "moe_triton_archs", "dsa_prefill_pad_archs", "source", NULL };
@@ -438,6 +469,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         (rc = catalog_parse_arch_list(c, e, "moe_triton_archs", g->moe_triton_archs, &g->n_moe_triton_archs)) ||
         (rc = catalog_parse_arch_list(c, e, "dsa_prefill_pad_archs", g->dsa_prefill_pad_archs,
                                       &g->n_dsa_prefill_pad_archs)))
+        return rc;
+    if ((rc = parse_spec_methods(c, e, g)))
         return rc;
     if (g->kv_per_query_head && g->kv_heads_per_read > 0)
         return json_ferr(c, "kv_heads_per_read", "cannot be given with \"kv_per_query_head\": true (which is 1 query "

@@ -441,6 +441,12 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         add_arch_list(o, "fa2_archs", e[i].fa2_archs, e[i].n_fa2_archs);
         add_arch_list(o, "moe_triton_archs", e[i].moe_triton_archs, e[i].n_moe_triton_archs);
         add_arch_list(o, "dsa_prefill_pad_archs", e[i].dsa_prefill_pad_archs, e[i].n_dsa_prefill_pad_archs);
+        if (e[i].spec_methods_stated) { /* [] states none; absent: not stated, --spec unchecked */
+            cJSON *sm = rj_arr(o, "spec_methods");
+            for (int b = 0; b < 5; b++)
+                if (e[i].spec_methods & (1u << b))
+                    rj_push(sm, cJSON_CreateString(llmroof_spec_method_names[b]));
+        }
         rj_bool(o, "fp8_attention", e[i].fp8_attention);
         rj_bool(o, "fp16_accumulate", e[i].fp16_accumulate);
         rj_str(o, "source", e[i].source);

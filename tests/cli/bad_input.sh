@@ -167,7 +167,11 @@ for c in 'graph_max_batch:"cuda_graphs": false, "graph_max_batch": 256' \
     'mem_util:"mem_util": 0.3' \
     'admission:"admission": "waiting"' \
     'aliases:"aliases": "e-1"' \
-    'aliases:"aliases": ["e 1"]'; do
+    'aliases:"aliases": ["e 1"]' \
+    'spec_methods:"spec_methods": "eagle"' \
+    'spec_methods:"spec_methods": ["eagle4"]' \
+    'spec_methods:"spec_methods": [3]' \
+    'spec_methods:"spec_methods": ["mtp", "draft", "mtp"]'; do
     count=$((count + 1))
     field=${c%%:*}
     printf '{"engines":[{"id":"e","name":"E","step_overhead_s":0.001,"first_token_s":0,"compute_scale":1,%s,"source":"s"}]}\n' \
