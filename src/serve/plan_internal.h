@@ -95,6 +95,11 @@ struct llmroof_mem_opts plan_mem_opts(const struct plan_input *in, const struct 
 int plan_instance_memory(const struct plan_input *in, const struct llmroof_gpu *g, int code, long ctx,
                          struct llmroof_memory *mem, double *drafter_bytes, struct llmroof_err *err);
 void plan_mean_lengths(const struct workload *w, uint64_t seed, double *p, double *o, double *held);
+/* The coefficient of variation of w's output lengths (their standard deviation over their mean),
+ * from the draws plan_mean_lengths takes: 0 for one length. Closed-loop users whose outputs
+ * spread less than PLAN_IN_STEP_CV stay in step (plan.c plan_users_ramp_s). */
+double plan_output_cv(const struct workload *w, uint64_t seed);
+#define PLAN_IN_STEP_CV 0.2
 int plan_layout_check(const struct plan_input *in, const struct llmroof_gpu *g, int code, char *reason, size_t n,
                       struct llmroof_err *err);
 struct plan_option *plan_new_option(struct plan_result *out, const struct plan_input *in, int gi, int code);

@@ -27,6 +27,24 @@ void plan_mean_lengths(const struct workload *w, uint64_t seed, double *p, doubl
         *held = so > 0 ? sh / so : *p + 0.5 * *o;
 }
 
+double plan_output_cv(const struct workload *w, uint64_t seed)
+{
+    if (!w || workload_one_length(w))
+        return 0.0;
+    struct llmroof_rng r;
+    rng_seed(&r, seed ^ 0x5eedull);
+    double s = 0, s2 = 0;
+    const int n = 20000;
+    for (int i = 0; i < n; i++) {
+        long a, b;
+        workload_sample(w, &r, &a, &b);
+        s += (double)b;
+        s2 += (double)b * (double)b;
+    }
+    const double mean = s / n, var = s2 / n - mean * mean;
+    return mean > 0 && var > 0 ? sqrt(var) / mean : 0.0;
+}
+
 struct sim_config plan_sim_config(const struct plan_input *in, const struct llmroof_gpu *g)
 {
     struct sim_config c = in->sim;

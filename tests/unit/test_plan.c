@@ -1892,6 +1892,25 @@ static int free_chat(void **state)
     return 0;
 }
 
+/* plan_output_cv, the spread that decides whether closed-loop users stay in step: one length
+ * reads 0; random:2000:300:0.8 draws outputs uniform in [240, 300], whose standard deviation is
+ * 60 / sqrt(12) = 17.32 over a mean of 270: 0.0642 (20,000 draws: within 2%); chat's ShareGPT-like
+ * outputs spread far more than PLAN_IN_STEP_CV */
+static void output_spread_tells_users_in_step(void **state)
+{
+    (void)state;
+    struct workload w;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(workload_parse("fixed:2000:300", &w, &err), 0);
+    assert_true(plan_output_cv(&w, 42) == 0.0);
+    workload_free(&w);
+    assert_int_equal(workload_parse("random:2000:300:0.8", &w, &err), 0);
+    assert_rel_close(plan_output_cv(&w, 42), 60.0 / sqrt(12.0) / 270.0, 0.02);
+    assert_true(plan_output_cv(&w, 42) < PLAN_IN_STEP_CV);
+    workload_free(&w);
+    assert_true(plan_output_cv(&chat, 42) > PLAN_IN_STEP_CV);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1938,6 +1957,7 @@ int main(void)
         cmocka_unit_test(a_users_plan_is_the_same_on_any_thread_count),
         cmocka_unit_test(plan_progress_only_moves_forward),
         cmocka_unit_test(a_one_gpu_rate_plan_is_the_same_on_any_thread_count),
+        cmocka_unit_test(output_spread_tells_users_in_step),
     };
     return cmocka_run_group_tests(tests, parse_chat, free_chat);
 }
