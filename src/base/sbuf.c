@@ -20,6 +20,13 @@ void sbuf_free(struct sbuf *b)
     sbuf_init(b);
 }
 
+void sbuf_clear(struct sbuf *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+
 static bool reserve(struct sbuf *b, size_t extra)
 {
     if (b->failed)

@@ -17,6 +17,7 @@ struct sbuf {
 
 void sbuf_init(struct sbuf *b);
 void sbuf_free(struct sbuf *b);            /* sbuf_free on an initialised empty buffer is a no-op */
+void sbuf_clear(struct sbuf *b);           /* empties it, keeping its memory */
 void sbuf_append(struct sbuf *b, const char *s);
 void sbuf_appendn(struct sbuf *b, const char *s, size_t n);
 void sbuf_printf(struct sbuf *b, const char *fmt, ...)

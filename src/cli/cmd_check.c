@@ -245,7 +245,7 @@ int cmd_check(struct cli *c, int argc, char **argv)
         return 1;
     }
     size_t len;
-    long ln = 0, rows = 0, drifted_rows = 0, drifted_fields = 0;
+    long ln = 0, rows = 0, valid_rows = 0, drifted_rows = 0, drifted_fields = 0;
     struct rjdoc *json = NULL;
     if (c->format == TABLE_JSON) {
         if (!(json = rjdoc_new("llmroof.check/1"))) {
@@ -335,6 +335,7 @@ int cmd_check(struct cli *c, int argc, char **argv)
             }
         }
         rows++;
+        valid_rows += base.valid;
         /* the row's whole layout: an absent ep_imbalance is the default (uniform routing's busiest
          * rank, 0), as sweep evaluated it */
         const struct llmroof_layout lay = { .tp = base.tp, .pp = base.pp, .ep = base.ep, .dp_attn = base.dp_attn,
@@ -397,6 +398,15 @@ int cmd_check(struct cli *c, int argc, char **argv)
                 drifted_rows > SUMMARY_ROWS ? "; ... (the diff on stdout lists every row)" : "");
     }
     sbuf_free(&drifted);
+    /* a baseline of invalid rows alone guards no number (sweep refuses to write one: a review had
+     * checked 24 rows of "--ep 2 needs a mixture-of-experts model" as agreeing) */
+    if (!rc && rows > 0 && valid_rows == 0 && drifted_rows == 0) {
+        rjdoc_free(json);
+        sbuf_clear(&c->out);
+        fprintf(c->errf, "llmroof: error: %s: every one of its %ld rows is invalid (valid false): it guards no "
+                         "number; sweep a combination that can be estimated\n", bname, rows);
+        return 2;
+    }
     if (rc || rows == 0) {
         rjdoc_free(json);
         if (!rc)

@@ -179,6 +179,9 @@ static int fill(struct ctx *x, struct list *l, const char *flag, const char *arg
 
 static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct list *gp, struct list *ep);
 
+/* invalid rows held back while no row is valid (cmd_sweep), at most this many bytes */
+#define SWEEP_HOLD_BYTES (16u << 20)
+
 /* The layout options that need one another, whatever the model (ops_layout_check_model words them
  * alike, naming the model where one is given: estimate and simulate leave them to it). A sweep
  * turns a row's layout error into an invalid row, so a combination no row can take had exited 0
@@ -376,6 +379,12 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
     }
     struct sweep_row row;
     unsigned long rows = 0;
+    /* rows stay unwritten until one is valid: a sweep whose every row is invalid (--ep 2 over dense
+     * models, --tp 3 against every head count) guards nothing, and its check had passed ("24 rows
+     * agree"; a review): it exits 2 with nothing on stdout, naming the first row's reason. Past
+     * SWEEP_HOLD_BYTES of invalid rows they are written, as a sweep so large streams */
+    bool any_valid = false, released = false;
+    char first_reason[sizeof row.reason + sizeof row.model + sizeof row.gpu + 32] = "";
     for (size_t mi = 0; mi < models.n; mi++)
         for (size_t gi = 0; gi < gpus.n; gi++)
           for (size_t ei = 0; ei < (with_engines ? engines.n : 1); ei++)
@@ -400,6 +409,11 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
                                         sweep_eval_engine(models.p[mi], gpus.p[gi], (int)tps.v[ti], &lay,
                                                           with_engines ? engines.p[ei] : NULL, batches.v[bi],
                                                           prompts.v[pi], outputs.v[oi], &dt, &row);
+                                        if (row.valid)
+                                            any_valid = true;
+                                        else if (!first_reason[0])
+                                            snprintf(first_reason, sizeof first_reason, "%s/%s at TP %d: %s",
+                                                     row.model, row.gpu, row.tp, row.reason);
                                         if (x->valid_only && !row.valid)
                                             continue;
                                         if (jsonl)
@@ -412,8 +426,16 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
                                             sweep_csv_append_state(&row, &c->out);
                                         if (!jsonl && with_engines)
                                             sweep_csv_append_engine(&row, &c->out);
-                                        if ((rc = cli_flush(c, 1u << 16)))
-                                            return rc;
+                                        if (any_valid || c->out.len >= SWEEP_HOLD_BYTES) {
+                                            released = true;
+                                            if ((rc = cli_flush(c, 1u << 16)))
+                                                return rc;
+                                        }
                                     }
+    if (!any_valid && !released && rows > 0) {
+        sbuf_clear(&c->out);
+        return cli_usage_error(c, "no combination can be estimated, so the sweep would guard nothing: every row is "
+                                  "invalid (the first, %s)", first_reason);
+    }
     return 0;
 }

@@ -1,0 +1,1 @@
+check tests/data/bad/baseline-every-row-invalid.jsonl
