@@ -395,6 +395,7 @@ static int plan_main(struct cli *c, int argc, char **argv, struct ctx *x, struct
     if ((rc = cli_workload(c, x->workload ? x->workload : "chat", x->in.model, &wl)))
         return rc;
     x->in.sim.workload = &wl;
+    x->in.workload_name = x->workload ? x->workload : "chat";
     /* docqa on GPT-J: most requests past its 2,048 tokens, which the plan had served unsaid */
     cli_warn_drawn_past_context(c, &wl, x->workload ? x->workload : "chat", x->in.model, true);
     /* an engine that refuses a prompt above its budget without chunked prefill (TensorRT-LLM:

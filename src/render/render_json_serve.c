@@ -519,6 +519,30 @@ char *render_json_plan(const struct plan_input *in, const struct plan_result *r)
     rj_num(o, "ttft_slo_s", in->ttft_slo_s);
     rj_num(o, "tpot_slo_s", in->tpot_slo_s);
     rj_num(o, "percentile", in->percentile);
+    /* what the rows' ttft_s and tpot_s are: --fast's analytic means, else the percentile's (a
+     * review read "percentile": 90 beside --fast's means) */
+    if (in->fast) {
+        rj_str(o, "statistic", "mean");
+    } else {
+        char st[8];
+        snprintf(st, sizeof st, "p%d", in->percentile);
+        rj_str(o, "statistic", st);
+    }
+    /* what the plan assumed, as simulate's JSON says it: the engine profile (null: the generic
+     * scheduler), the workload and, for users, their pause */
+    if (in->eff.engine)
+        rj_str(o, "engine", in->eff.engine->id);
+    else
+        rj_null(o, "engine");
+    if (in->workload_name)
+        rj_str(o, "workload", in->workload_name);
+    if (in->rate_qps <= 0) {
+        cJSON *th = rj_arr(o, "think_s");
+        if (th) {
+            rj_push(th, cJSON_CreateNumber(in->sim.think_min_s));
+            rj_push(th, cJSON_CreateNumber(in->sim.think_max_s));
+        }
+    }
     if (in->rate_qps > 0) /* disaggregated rows carry their link's bandwidth */
         rj_str(o, "kv_link", in->kv_link ? in->kv_link : "auto");
     /* the node size every row shares (--gpus-per-node, or the GPUs' common catalog value); each

@@ -300,11 +300,23 @@ static void spec_line(const struct plan_input *in, struct sbuf *out)
                                  : "");
 }
 
+/* Without -e, the generic scheduler's limits every instance ran under, which decide a max-seqs
+ * binding (a review: they showed only in the launch commands) */
+static void generic_line(const struct plan_input *in, struct sbuf *out)
+{
+    if (in->eff.engine)
+        return;
+    sbuf_printf(out, "no engine (-e): the generic scheduler, %ld sequences and %ld tokens an iteration an instance, "
+                     "chunked prefill\n",
+                in->sim.max_seqs, in->sim.max_batched_tokens);
+}
+
 void render_plan(const struct plan_input *in, const struct plan_result *r, enum table_format f, struct table_sel *sel,
                  struct sbuf *out)
 {
     char col[48], nodes[64];
     node_phrase(in, nodes, sizeof nodes);
+    const char *wl = in->workload_name ? in->workload_name : "chat"; /* what every row ran (a review) */
     if (in->rate_qps > 0) {
         char s1[32], s2[32], kl[112];
         slo_text(in->ttft_slo_s, s1, sizeof s1);
@@ -312,17 +324,18 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
         /* an engine without P/D pools compares the aggregated layouts alone (plan.c) */
         const bool pd = !in->eff.engine || (!in->eff.engine->static_batching && in->eff.engine->disaggregation);
         if ((f == TABLE_TEXT || f == TABLE_MD) && pd)
-            sbuf_printf(out, "%splan: %s for %g requests/s (open loop, Poisson), p%d TTFT <= %s and TPOT <= %s, "
-                             "%s, aggregated and disaggregated layouts (KV link %s), simulated\n",
-                        f == TABLE_MD ? "## " : "", in->model->id, in->rate_qps, in->percentile, s1, s2, nodes,
+            sbuf_printf(out, "%splan: %s for %g requests/s (open loop, Poisson) of workload %s, p%d TTFT <= %s and TPOT <= "
+                             "%s, %s, aggregated and disaggregated layouts (KV link %s), simulated\n",
+                        f == TABLE_MD ? "## " : "", in->model->id, in->rate_qps, wl, in->percentile, s1, s2, nodes,
                         kv_link_phrase(in, kl, sizeof kl));
         else if (f == TABLE_TEXT || f == TABLE_MD)
-            sbuf_printf(out, "%splan: %s for %g requests/s (open loop, Poisson), p%d TTFT <= %s and TPOT <= %s, "
-                             "%s, aggregated layouts (engine %s serves no disaggregated pools), simulated\n",
-                        f == TABLE_MD ? "## " : "", in->model->id, in->rate_qps, in->percentile, s1, s2, nodes,
+            sbuf_printf(out, "%splan: %s for %g requests/s (open loop, Poisson) of workload %s, p%d TTFT <= %s and TPOT <= "
+                             "%s, %s, aggregated layouts (engine %s serves no disaggregated pools), simulated\n",
+                        f == TABLE_MD ? "## " : "", in->model->id, in->rate_qps, wl, in->percentile, s1, s2, nodes,
                         in->eff.engine->id);
         if (f == TABLE_TEXT || f == TABLE_MD) {
             render_engine_line(&in->eff, out);
+        generic_line(in, out);
             spec_line(in, out);
             sbuf_append(out, "\n");
         }
@@ -336,13 +349,15 @@ void render_plan(const struct plan_input *in, const struct plan_result *r, enum 
         plan_stat_name(in, st, sizeof st);
         slo_text(in->ttft_slo_s, s1, sizeof s1);
         slo_text(in->tpot_slo_s, s2, sizeof s2);
-        sbuf_printf(out, "%splan: %s for %ld user%s, %s TTFT <= %s and TPOT <= %s, %s, think %g-%g s, "
+        sbuf_printf(out, "%splan: %s for %ld user%s of workload %s, %s TTFT <= %s and TPOT <= %s, %s, think %g-%g s, "
                          "%s%s\n",
-                    f == TABLE_MD ? "## " : "", in->model->id, in->users, in->users == 1 ? "" : "s", st, s1, s2, nodes,
+                    f == TABLE_MD ? "## " : "", in->model->id, in->users, in->users == 1 ? "" : "s", wl, st, s1, s2,
+                    nodes,
                     in->sim.think_min_s,
                     in->sim.think_max_s,
                     in->fast ? "analytic (--fast: means, not percentiles)" : "simulated", "");
         render_engine_line(&in->eff, out);
+        generic_line(in, out);
         spec_line(in, out);
         sbuf_append(out, "\n");
         if (in->layout.moe_tp > 1)

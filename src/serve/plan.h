@@ -53,6 +53,8 @@ struct plan_input {
     double kv_link_rate_Bps;       /* with SIM_KV_RATE: the rate given */
     const char *kv_link;           /* the link as given: nvlink, node, ib, pcie or GB/s (NULL: the
                                       GPU's network) */
+    const char *workload_name;     /* the workload as the caller named it ("chat", "fixed:2000:300"),
+                                      rendered with the plan; NULL: not named */
     const char *rerun_args;        /* the plan's options that simulate takes too, as shell words
                                       ("--model llama-3.1-8b --seed 7"), for the rerun hints; NULL:
                                       the hints name them ("with the plan's model, GPU and options") */
