@@ -224,6 +224,14 @@ int plan_layout_check(const struct plan_input *in, const struct llmroof_gpu *g, 
     struct llmroof_shard sh;
     reason[0] = '\0';
     const int tp = lay_n(code), ig = plan_inst_gpus(in, code);
+    struct llmroof_setup s = plan_setup_for(in, g, code);
+    const struct llmroof_layout lay = estimate_layout(&s);
+    /* the layout's own rules first (a TP that does not divide --moe-tp 3 had read as an instance
+     * of 3 GPUs that does not divide a node: a review) */
+    if (ops_shard_layout(in->model, &lay, &sh, &e2)) {
+        snprintf(reason, n, "%s", e2.msg);
+        return LLMROOF_OK;
+    }
     /* an instance beyond a node takes whole nodes (plan_node_span); one within a node must divide it */
     const int gpn = plan_node_gpus(in, g);
     if (ig <= gpn && gpn % ig != 0) {
@@ -232,12 +240,6 @@ int plan_layout_check(const struct plan_input *in, const struct llmroof_gpu *g, 
                      ig, tp, gpn);
         else
             snprintf(reason, n, "TP %d does not divide the %d GPUs of a node", tp, gpn);
-        return LLMROOF_OK;
-    }
-    struct llmroof_setup s = plan_setup_for(in, g, code);
-    const struct llmroof_layout lay = estimate_layout(&s);
-    if (ops_shard_layout(in->model, &lay, &sh, &e2)) {
-        snprintf(reason, n, "%s", e2.msg);
         return LLMROOF_OK;
     }
     if (estimate_check(&s, &e2)) {
@@ -490,8 +492,14 @@ void plan_layout_label(const struct plan_input *in, int n, int mode, char *buf, 
     char pp[16] = "";
     if (l->pp > 1)
         snprintf(pp, sizeof pp, "+PP-%d", l->pp);
-    if (l->dp_attn && l->moe_tp > 1 && n > 0)
+    /* a TP that does not divide the group has no replica count (DPA-0 and DPA-1 of --moe-tp 3 had
+     * named layouts that cannot exist: a review); its row says why */
+    if (l->dp_attn && l->moe_tp > 1 && n > 0 && l->moe_tp % n != 0)
+        snprintf(buf, size, "TP-%d+MoETP-%d%s", n, l->moe_tp, pp);
+    else if (l->dp_attn && l->moe_tp > 1 && n > 0)
         snprintf(buf, size, "DPA-%d+MoETP-%d%s", l->moe_tp / n, l->moe_tp, pp);
+    else if (l->dp_attn && l->ep > 1 && n > 0 && l->ep % n != 0)
+        snprintf(buf, size, "TP-%d+EP-%d%s", n, l->ep, pp);
     else if (l->dp_attn && l->ep > 1 && n > 0) /* the replicas (vLLM's --data-parallel-size), then the experts' GPUs */
         snprintf(buf, size, "DPA-%d+EP-%d%s", l->ep / n, l->ep, pp);
     else if (l->dp_attn)
