@@ -78,5 +78,20 @@ for s in "--spec eagle3 --spec-accept 0.7" ""; do
     want "$what"
 done
 
+# "--exhaustive": each GPU's own fewest GPUs (a review found 14 quoted where the plan said 15)
+ex=$("$bin" plan -m llama-3.1-70b --gpus h100,h200,mi300x,b200 --rate 50 --ttft-slo 2s --tpot-slo 50ms --exhaustive 2>/dev/null)
+n=""
+for g in h100-sxm5-80gb h200-sxm-141gb mi300x b200; do
+    k=$(printf '%s\n' "$ex" | sed -n "s/^- $g: best as .*[ (]\([0-9]*\) GPUs*)[,;].*/\1/p")
+    case $g in b200) n="$n and $k" ;; h100-sxm5-80gb) n="$k" ;; *) n="$n, $k" ;; esac
+done
+want "2 s / 50 ms: $n GPUs"
+# "Pruning against the best plan found": the --gpus all plan's pruned count and winner
+al=$("$bin" plan -m llama-3.1-70b --gpus all --rate 50 --ttft-slo 2s --tpot-slo 50ms 2>/dev/null)
+k=$(printf '%s\n' "$al" | sed -n 's/^- \([0-9]*\) layouts were not searched to the end.*/\1/p')
+w=$(printf '%s\n' "$al" | sed -n 's/^- Fewest GPUs: aggregated \([0-9]*\) x TP-\([0-9]*\) on \([^ ]*\) .*/\1 × TP-\2 on the/p')
+want "$k layouts are pruned"
+want "$w"
+
 [ $fail = 0 ] && echo "ok: docs/planning.md quotes plan's answers"
 exit $fail
