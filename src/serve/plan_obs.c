@@ -119,9 +119,17 @@ void plan_layout_observations(const struct plan_input *in, struct plan_result *o
         }
         char rn[32];
         plan_layout_label(in, r->tp, r->mode, rn, sizeof rn);
-        char ratio[96];
+        char ratio[160];
+        /* a rate plan's rows of one GPU count differ in goodput alone, the requests the loser
+         * serves outside the SLOs (a review read "1.050x ..., by the instance counts above" beside
+         * 9 instances of each) */
+        const bool same_gpus = in->rate_qps > 0 && t->gpus == r->gpus;
         if (per_gpu(in, t) == per_gpu(in, r))
             snprintf(ratio, sizeof ratio, "as many %s per GPU as", unit);
+        else if (same_gpus)
+            snprintf(ratio, sizeof ratio, "on the same %ld GPUs %.3fx the goodput (%.2f against %.2f requests/s within "
+                                          "both SLOs) of", t->gpus, t->goodput_qps / r->goodput_qps, t->goodput_qps,
+                     r->goodput_qps);
         else
             snprintf(ratio, sizeof ratio, "%.3fx the %s per GPU of", per_gpu(in, t) / per_gpu(in, r), unit);
         /* where none of a decode step's figures favours the winner (more weights, fewer KV tokens,
@@ -193,7 +201,8 @@ void plan_layout_observations(const struct plan_input *in, struct plan_result *o
         const bool rate = in->rate_qps > 0;
         plan_obs_add(out, "%s: %s serves %s the best TP layout %s%s%.1f against %.1f GiB of weights%s leave %.0f against "
                           "%.0f KV-cache tokens%s%s, and communication is %.0f%% against %.0f%% of a decode step.%s",
-                     in->gpus[gi]->id, name, ratio, rn, rate ? ", by the instance counts above; per GPU " : ": ",
+                     in->gpus[gi]->id, name, ratio, rn,
+                     same_gpus ? "; per GPU " : rate ? ", by the instance counts above; per GPU " : ": ",
                      t->weights_bytes_per_gpu / 1073741824.0, r->weights_bytes_per_gpu / 1073741824.0,
                      rate ? "" : " per GPU", t->kv_tokens_per_gpu, r->kv_tokens_per_gpu, rate ? "" : " per GPU", copies,
                      100 * t->decode_comm_share, 100 * r->decode_comm_share, why);
