@@ -372,12 +372,26 @@ void plan_rate_observations(const struct plan_input *in, struct plan_result *out
         const struct llmroof_request rq = { 1, toks, 1 };
         struct llmroof_estimate e;
         struct llmroof_err err = { 0 };
-        if (toks > 0 && estimate_run(&ps, &rq, &e, &err) == LLMROOF_OK && e.prefill.bound == LLMROOF_BOUND_MEMORY)
-            plan_obs_add(out, "A %ld-token prompt step of the best row's %s is memory-bound (%.1f ms, %.0f GB read a GPU, "
-                              "the weights each time): the token budget sets its prompt rate; a larger "
-                              "--max-batched-tokens (vLLM's 8192 on GPUs of 70 GiB or more, -e to plan with an "
-                              "engine's own) may need fewer instances.",
-                         toks, best->disagg ? "prefill pool" : "instances", e.prefill.time_s * 1e3, e.prefill.bytes / 1e9);
+        /* the bytes as a multiple of the weights (a grouped MoE GEMM re-reads an expert's weights
+         * for each tile of its tokens), and the advice for the budget the plan ran: an engine's
+         * own, or the generic one's (a review: "-e to plan with an engine's own" beside -e vllm,
+         * and "the weights each time" for 80 GB against 40 GB of weights) */
+        if (toks > 0 && estimate_run(&ps, &rq, &e, &err) == LLMROOF_OK && e.prefill.bound == LLMROOF_BOUND_MEMORY) {
+            struct llmroof_memory mem;
+            char reads[96] = "";
+            double drafter = 0;
+            if (plan_instance_memory(in, best->gpu, code, toks, &mem, &drafter, &err) == LLMROOF_OK &&
+                mem.weights_bytes_per_gpu > 0)
+                snprintf(reads, sizeof reads, ", %.1f times its %.0f GB of weights",
+                         e.prefill.bytes / mem.weights_bytes_per_gpu, mem.weights_bytes_per_gpu / 1e9);
+            plan_obs_add(out, "A %ld-token prompt step of the best row's %s is memory-bound (%.1f ms, %.0f GB read a GPU"
+                              "%s), read again for every step: the token budget sets its prompt rate; a larger "
+                              "--max-batched-tokens %s may need fewer instances.",
+                         toks, best->disagg ? "prefill pool" : "instances", e.prefill.time_s * 1e3, e.prefill.bytes / 1e9,
+                         reads,
+                         in->eff.engine ? "than the engine's (the default this plan ran)"
+                                        : "(vLLM's 8192 on GPUs of 70 GiB or more, -e to plan with an engine's own)");
+        }
     }
     /* one instance fewer missed for its sequence slots (plan_rate.c rate_eval): the answer is the
      * limit's, which the user sets */
