@@ -290,6 +290,15 @@ int cmd_memory(struct cli *c, int argc, char **argv)
                 sbuf_printf(&c->out, " in the KV cache; engine %s runs %ld at once", s.eff.engine->id, eb);
             sbuf_append(&c->out, "\n");
         }
+        /* windowed layers: the capacity in this context's tokens, beside the same bytes in tokens
+         * of every layer's K/V, the unit simulate's blocks count (a review read 221,634 here
+         * against simulate's 116,976 for one pool of gpt-oss-120b) */
+        const double held = memory_kv_tokens_held(m, &sh, (double)s.context);
+        if (mem.fit != LLMROOF_FIT_WEIGHTS && held > 0 && held < 0.999 * (double)s.context)
+            sbuf_printf(&c->out, "kv_capacity_tokens counts %ld-token sequences' tokens, whose windowed layers keep "
+                                 "their window (%.0f tokens of every layer's K/V each); in tokens of every layer's "
+                                 "K/V, simulate's unit, the cache holds %.0f\n",
+                        s.context, held, floor(mem.kv_capacity_tokens * held / (double)s.context));
         sbuf_append(&c->out, "\n");
     }
     struct table t;
