@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "base/parse.h"
 #include "fit/sweep.h"
+#include "model/arch.h"
 #include "model/ckpt.h"
 
 enum { OPT_MODELS = 1, OPT_GPUS, OPT_TPS, OPT_BATCHES, OPT_PROMPTS, OPT_OUTPUTS, OPT_WDTS, OPT_KVDTS, OPT_ACTDTS,
@@ -395,16 +396,19 @@ static int sweep_lists(struct cli *c, struct ctx *x, struct list *mp, struct lis
                             for (size_t wi = 0; wi < wdts.n; wi++)
                                 for (size_t ki = 0; ki < kvdts.n; ki++)
                                     for (size_t ai = 0; ai < actdts.n; ai++)
-                                    for (size_t si = 0; si < (states ? statedts.n : 1); si++) {
+                                    for (size_t si = 0; si < (states && arch_linear_layers(models.p[mi]) > 0 ? statedts.n : 1); si++) {
                                         /* a caller's stop (llmroof_ctx_call_stoppable), every 64 rows */
                                         if (++rows % 64 == 0 && stop_asked(&c->stop)) {
                                             const struct llmroof_err se = { LLMROOF_ESTOPPED, "stopped by the caller" };
                                             return cli_fail(c, &se);
                                         }
+                                        /* a model without a recurrent state takes no state dtype: one row, its
+                                         * state_dtype empty (a review: identical Llama rows labelled fp32 and bf16) */
+                                        const bool st = states && arch_linear_layers(models.p[mi]) > 0;
                                         struct llmroof_dtypes dt = { (enum llmroof_dtype)wdts.v[wi],
                                                                      (enum llmroof_dtype)kvdts.v[ki],
-                                                                     (enum llmroof_dtype)actdts.v[ai], 0, states,
-                                                                     states ? (enum llmroof_dtype)statedts.v[si] : LLMROOF_FP16,
+                                                                     (enum llmroof_dtype)actdts.v[ai], 0, st,
+                                                                     st ? (enum llmroof_dtype)statedts.v[si] : LLMROOF_FP16,
                                                                      false, LLMROOF_ACT_QUANT_SEPARATE, false };
                                         sweep_eval_engine(models.p[mi], gpus.p[gi], (int)tps.v[ti], &lay,
                                                           with_engines ? engines.p[ei] : NULL, batches.v[bi],
