@@ -807,7 +807,18 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
             out->best = i;
     }
 
-    /* observations */
+    /* observations; a price for some GPUs but not all ranks by GPU count, said (a review: the
+     * unpriced H200 won beside a priced H100 with nothing saying cost was not compared) */
+    if (any_price && !all_priced) {
+        char unpriced[256] = "";
+        for (int gi = 0; gi < in->ngpus; gi++)
+            if (!in->has_price[gi]) {
+                const size_t n = strlen(unpriced);
+                snprintf(unpriced + n, sizeof unpriced - n, "%s%s", n ? ", " : "", in->gpus[gi]->id);
+            }
+        plan_obs_add(out, "Ranked by GPU count, not cost: --price names no price for %s (cost is shown where priced).",
+                     unpriced);
+    }
     if (in->rate_qps > 0) {
         plan_rate_observations(in, out);
         return LLMROOF_OK;
