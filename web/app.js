@@ -541,7 +541,7 @@ async function updatePlan(ev) {
       const best = d.best && op.gpu === d.best.gpu && op.tp === d.best.tp && op.parallelism === d.best.parallelism &&
         op.layout === d.best.layout;
       // "P tp 2 / D tp 4" (the prefill pool's TP had read as an instance count: "P 2 / D tp 4")
-      const lay = (op.layout === 'disaggregated' ? 'P ' + (op.prefill_parallelism || 'tp') + ' ' + op.prefill_tp + ' / D ' : '') +
+      const lay = (op.layout === 'disaggregated' ? 'P ' + (op.prefill_parallelism || 'tp') + ' ' + (op.prefill_tp ?? '?') + ' / D ' : '') +
         (op.parallelism || 'tp') + ' ' + op.tp;
       if (!op.feasible) return `<tr class="infeasible"><td>${esc(op.gpu)}</td><td>${esc(lay)}</td><td colspan="6"></td><td>${esc(op.reason)}</td></tr>`;
       return `<tr data-i="${i}" class="${best ? 'best' : ''} pick" tabindex="0" role="button"

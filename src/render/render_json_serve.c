@@ -419,9 +419,18 @@ static cJSON *plan_option_json(const struct plan_input *in, const struct plan_op
         rj_str(x, "parallelism", parallelism_name(in, o->mode, pb, sizeof pb));
         if (o->disagg) {
             rj_str(x, "prefill_parallelism", parallelism_name(in, o->prefill_mode, pb2, sizeof pb2));
-            rj_num(x, "prefill_tp", o->prefill_tp);
-            rj_num(x, "prefill_instances", (double)o->prefill_instances);
-            rj_num(x, "decode_instances", (double)o->decode_instances);
+            /* an infeasible row's pools were never sized: null, not 0 (a review) */
+            if (o->prefill_tp > 0)
+                rj_num(x, "prefill_tp", o->prefill_tp);
+            else
+                rj_null(x, "prefill_tp");
+            if (o->feasible) {
+                rj_num(x, "prefill_instances", (double)o->prefill_instances);
+                rj_num(x, "decode_instances", (double)o->decode_instances);
+            } else {
+                rj_null(x, "prefill_instances");
+                rj_null(x, "decode_instances");
+            }
         }
     }
     rj_bool(x, "feasible", o->feasible);
