@@ -28,8 +28,8 @@ check() {
     # (no request measured them: all rejected, or no decode step with one output token), and a
     # --fast users plan's preemptions_per_request (the analytic model has no scheduler); estimate's
     # tpot_s, decode_tok_s and decode phase with one output token (no decode step); plan's engine
-    # without -e (the generic scheduler).
-    if sed '/"best_per_gpu":/,/}/d' "$T/out" | grep -vE '"(min_tp_fit|cost_per_hour|best|ttft_s|tpot_s|itl_s|e2e_s|decode_tok_s|decode|preemptions_per_request|engine)":[[:space:]]*null' |
+    # without -e (the generic scheduler), an infeasible disaggregated row's pool sizes (never sized).
+    if sed '/"best_per_gpu":/,/}/d' "$T/out" | grep -vE '"(min_tp_fit|cost_per_hour|best|ttft_s|tpot_s|itl_s|e2e_s|decode_tok_s|decode|preemptions_per_request|engine|prefill_tp|prefill_instances|decode_instances)":[[:space:]]*null' |
         grep -qiE '(:|,|\[|=|")[[:space:]]*(null|-?nan|-?inf(inity)?)([[:space:]]*[],}"]|$)' ||
         grep -qiwE 'nan|inf|infinity' "$T/out"; then
         echo "FAIL (non-finite value): llmroof $*"
