@@ -199,8 +199,18 @@ static void infeasible_options_are_reported_with_reasons(void **state)
     assert_int_equal(res.noptions, 3);
     assert_false(res.options[0].feasible);
     assert_non_null(strstr(res.options[0].reason, "the weights do not fit"));
+    /* the layout's own rule first: 64 heads do not split over 3 GPUs, whatever the node */
     assert_false(res.options[1].feasible);
-    assert_non_null(strstr(res.options[1].reason, "TP 3 does not divide the 8 GPUs"));
+    assert_non_null(strstr(res.options[1].reason, "which TP 3 does not divide"));
+    /* a TP the model takes but the node does not: 4 of a 6-GPU node */
+    base(&in, &cat, "llama-65b");
+    in.gpus[in.ngpus++] = gpu(&cat, "a30");
+    in.tps[in.ntps++] = 4;
+    in.gpus_per_node = 6;
+    in.node_set = true; /* --gpus-per-node 6, over the GPU's catalog node */
+    run(&in, &res);
+    assert_false(res.options[0].feasible);
+    assert_non_null(strstr(res.options[0].reason, "TP 4 does not divide the 6 GPUs of a node"));
     /* a TTFT SLO below one prefill: a single user already misses it */
     base(&in, &cat, "llama-2-7b");
     in.gpus[in.ngpus++] = gpu(&cat, "l4");
