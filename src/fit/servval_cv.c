@@ -60,6 +60,14 @@ out:
     free(ef);
 }
 
+/* a serving row's publication as the folds compare it with the static rows' (val_publication) */
+static void srv_fold_key(const struct srv_case *c, char *out, size_t cap)
+{
+    char k[VAL_TEXT];
+    srv_source_key(c, k, sizeof k);
+    val_publication(k, out, cap);
+}
+
 int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *st, size_t nst, int *folds,
                        int threads, struct llmroof_err *err)
 {
@@ -77,7 +85,9 @@ int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *st, si
     for (size_t i = 0; i < nst; i++) {
         if (!st[i].mapped)
             continue;
-        val_source_key(st[i].row, skey[i], sizeof skey[i]);
+        char k0[VAL_TEXT];
+        val_source_key(st[i].row, k0, sizeof k0);
+        val_publication(k0, skey[i], sizeof skey[i]);
         bool have = false;
         for (int k = 0; k < ng && !have; k++)
             have = strcmp(g0[k].id, st[i].gpu->id) == 0;
@@ -97,7 +107,7 @@ int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *st, si
         if (!cases[i].mapped || done[i])
             continue;
         char key[VAL_TEXT], k2[VAL_TEXT];
-        srv_source_key(&cases[i], key, sizeof key);
+        srv_fold_key(&cases[i], key, sizeof key);
         bool *train = calloc(nst ? nst : 1, sizeof *train), *keep = calloc(n ? n : 1, sizeof *keep);
         if (!train || !keep) {
             free(train);
@@ -113,7 +123,7 @@ int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *st, si
         for (size_t j = 0; j < n; j++) {
             if (!cases[j].mapped || done[j])
                 continue;
-            srv_source_key(&cases[j], k2, sizeof k2);
+            srv_fold_key(&cases[j], k2, sizeof k2);
             if (shares) {
                 keep[j] = strcmp(k2, key) == 0;
             } else {

@@ -16,10 +16,13 @@
 
 static void cv_key(const struct val_case *c, enum val_cv_by by, char *out, size_t cap)
 {
-    if (by == VAL_CV_GPU)
+    if (by == VAL_CV_GPU) {
         snprintf(out, cap, "%s", c->gpu->id);
-    else
-        val_source_key(c->row, out, cap);
+    } else {
+        char k[VAL_TEXT];
+        val_source_key(c->row, k, sizeof k);
+        val_publication(k, out, cap);
+    }
 }
 
 #define CV_MAX_PARAMS 514

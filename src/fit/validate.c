@@ -64,6 +64,27 @@ void val_source_key(const struct val_row *r, char *out, size_t cap)
     out[n] = '\0';
 }
 
+void val_publication(const char *key, char *out, size_t cap)
+{
+    const bool gh = strncmp(key, "github.com/", 11) == 0;
+    const char *s = gh ? key + 11 : key;
+    const char *slash1 = strchr(s, '/');
+    /* an owner without a dot (a domain has one: blog.vllm.ai/..., lmsys.org/...) and a repository */
+    const bool repo = slash1 && slash1 > s && !memchr(s, '.', (size_t)(slash1 - s)) && slash1[1] != '\0';
+    const char *slash2 = repo ? strchr(slash1 + 1, '/') : NULL;
+    if (!repo || (!gh && slash2)) { /* a bare O/R alone names a repository; O/R/more does not */
+        snprintf(out, cap, "%s", key);
+        return;
+    }
+    if (slash2 && (strncmp(slash2 + 1, "issues/", 7) == 0 || strncmp(slash2 + 1, "pull/", 5) == 0 ||
+                   strncmp(slash2 + 1, "discussions/", 12) == 0)) {
+        snprintf(out, cap, "%s", s);
+        return;
+    }
+    const size_t n = slash2 ? (size_t)(slash2 - s) : strlen(s);
+    snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), s);
+}
+
 static void note(struct val_case *c, const char *fmt, const char *a)
 {
     size_t n = strlen(c->assumptions);

@@ -37,6 +37,12 @@ struct val_row {
 /* The publication a row comes from: the first word of its source column without "https://"
  * ("github.com/zeux/calm"), or its framework when the file has no source column. */
 void val_source_key(const struct val_row *r, char *out, size_t cap);
+/* The publication a source key names, as the folds compare them: a file or folder of a GitHub
+ * repository (github.com/O/R/blob/..., github.com/O/R, or O/R as a source's first word) is the
+ * repository O/R, so that one page keyed two ways is one publication (LMDeploy's benchmark page:
+ * "InternLM/lmdeploy" in the static file, "github.com/InternLM/lmdeploy/blob/main/docs/..." in the
+ * serving file, had been two folds, a review); an issue, pull request or discussion stays its own. */
+void val_publication(const char *key, char *out, size_t cap);
 
 /* One RFC 4180 record (quoted fields, doubled quotes, CRLF) from text[*pos..len): at most
  * VAL_MAX_FIELDS fields, each truncated to VAL_TEXT - 1 bytes (bit i of *over set when field i

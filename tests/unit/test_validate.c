@@ -1072,6 +1072,29 @@ static void serving_bands_are_measured_over_predicted(void **state)
     assert_rel_close(u.serving_ttft.low, 1.0, 1e-12);
 }
 
+/* One publication keyed two ways is one fold: LMDeploy's benchmark page is "InternLM/lmdeploy"
+ * as a static row's source begins and github.com/InternLM/lmdeploy/blob/main/docs/... as a serving
+ * row's; an issue or pull request of a repository stays its own; a domain is not an owner */
+static void one_repository_is_one_publication(void **state)
+{
+    (void)state;
+    char a[128], b[128];
+    val_publication("InternLM/lmdeploy", a, sizeof a);
+    val_publication("github.com/InternLM/lmdeploy/blob/main/docs/en/benchmark/a100_fp16.md", b, sizeof b);
+    assert_string_equal(a, "InternLM/lmdeploy");
+    assert_string_equal(a, b);
+    val_publication("github.com/LLMServe/DistServe", b, sizeof b);
+    assert_string_equal(b, "LLMServe/DistServe");
+    val_publication("github.com/vllm-project/vllm/issues/1234", b, sizeof b);
+    assert_string_equal(b, "vllm-project/vllm/issues/1234");
+    val_publication("blog.vllm.ai/2024/09/05/perf-update.html", b, sizeof b);
+    assert_string_equal(b, "blog.vllm.ai/2024/09/05/perf-update.html");
+    val_publication("arXiv:2401.09670", b, sizeof b);
+    assert_string_equal(b, "arXiv:2401.09670");
+    val_publication("QwenLM/Qwen2.5/more", b, sizeof b); /* a bare path of three parts names no repository */
+    assert_string_equal(b, "QwenLM/Qwen2.5/more");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1099,6 +1122,7 @@ int main(void)
         cmocka_unit_test(serving_rows_take_the_arrival_span_their_client_sent),
         cmocka_unit_test(serving_scaled_chat_draws_stay_within_the_context),
         cmocka_unit_test(serving_rows_draw_a_dataset_stated_by_its_quantiles),
+        cmocka_unit_test(one_repository_is_one_publication),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
