@@ -712,7 +712,10 @@ static int fit_report(struct cli *c, const char *file, struct val_case *cases, s
                     char *cut = strstr(src, "; efficiencies fitted by llmroof");
                     if (cut)
                         *cut = '\0';
+                    const bool mem_moved = gpus[j].memory_eff != all_g[i].memory_eff;
                     all_g[i] = gpus[j];
+                    /* a memory share fitted to these rows: their cross-validation replaces it */
+                    all_g[i].memory_eff_fitted |= mem_moved;
                     snprintf(all_g[i].source, sizeof all_g[i].source,
                              "%s; efficiencies fitted by llmroof validate --fit-all to %.100s (docs/validation.md)", src, file);
                 }

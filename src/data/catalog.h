@@ -56,6 +56,10 @@ struct llmroof_gpu {
                                                         comm.h's tuning-table 0.92 */
     double compute_eff;                              /* achieved fraction of peak FLOP/s, (0,1] */
     double memory_eff;                               /* achieved fraction of peak bandwidth, (0,1] */
+    bool memory_eff_fitted;                          /* "efficiency.memory_fitted": memory_eff is a fit to
+                                                        this repository's validation rows, which its
+                                                        cross-validation replaces by a prior (fit/val_internal.h
+                                                        VAL_MEMORY_PRIOR) */
     double comm_eff;                                 /* achieved fraction of link bandwidth, (0,1] */
     double step_overhead_s;                          /* fixed GPU cost per step (synchronisation), s */
     double kernel_s;                                 /* GPU time each kernel adds beyond its roofline time

@@ -38,7 +38,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     static const char *const eff_fields[] = { "compute", "memory", "comm", "kernel_s", "gemm_8bit", "fp16_accumulate_ratio",
                                               "gemm_fp16_accumulate",
                                               "overlap", "attention", "attention_fa3", "attention_memory",
-                                              "attention_memory_fa2", "gemm_ramp_rows", NULL };
+                                              "attention_memory_fa2", "gemm_ramp_rows", "memory_fitted", NULL };
     int rc;
 
     memset(g, 0, sizeof *g);
@@ -177,6 +177,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
         /* efficiencies: a fraction of peak; below 1% the entry is a slip, not a GPU */
         (rc = json_get_number(c, ef, "compute", "efficiency.compute", true, 0.01, false, 1, &g->compute_eff, NULL)) ||
         (rc = json_get_number(c, ef, "memory", "efficiency.memory", true, 0.01, false, 1, &g->memory_eff, NULL)) ||
+        (rc = json_get_bool(c, ef, "memory_fitted", false, &g->memory_eff_fitted)) ||
         (rc = json_get_number(c, ef, "comm", "efficiency.comm", true, 0.01, false, 1, &g->comm_eff, NULL)) ||
         /* physical bounds (docs/model.md "Kernel-level terms"): a kernel's fixed cost lies between a bare
          * launch on a graph (about 0.6 us) and a cold eager launch (about 10 us); 8-bit GEMMs reach at

@@ -1,6 +1,7 @@
 /* servval_cv.c - serving rows held out by publication: refit without the row's source, then
  * predict it (see fit/servval.h; docs/validation.md). */
 #include "fit/servval.h"
+#include "fit/val_internal.h"
 #include "base/par.h"
 #include "serve/sim.h"
 
@@ -99,6 +100,7 @@ int srv_cross_validate(struct srv_case *cases, size_t n, struct val_case *st, si
         if (!have && ne < SRV_CV_MAX)
             e0[ne++] = *st[i].engine;
     }
+    val_cv_priors(g0, ng); /* no fold starts from a fit to the rows it predicts */
     /* one fold per publication; publications without static rows share the fit on all of them.
      * The folds are laid out first, in the order of their first serving row, then run on
      * `threads` threads (base/par.h): the rows are the same at any count */

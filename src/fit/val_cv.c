@@ -183,6 +183,7 @@ int val_cross_validate_progress(struct val_case *cases, size_t n, enum val_cv_by
         if (!have && ne < 64)
             e0[ne++] = *cases[i].engine;
     }
+    val_cv_priors(g0, ng); /* no fold starts from a fit to the rows it predicts */
     /* the folds on `threads` threads, each on its own copy of the cases; their results combined in
      * fold order, as one thread would have met them (the first failing fold's error, the last
      * fold's side of a bound) */

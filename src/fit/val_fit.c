@@ -62,6 +62,13 @@ const double val_gpu_lo[5] = { 0.40, 0.50, 0.50, 0.0, 2e-6 }, val_gpu_hi[5] = { 
  * with one ring channel: 34 us against 6.6 + 14 x 0.6 = 15 us for the link model). */
 const double val_eng_lo[4] = { 0.0, 0.0, 0.7, 0.0 }, val_eng_hi[4] = { 0.020, 0.200, 1.0, 50e-6 };
 const char *const val_gpu_param_names[3] = { "compute_eff", "memory_eff", "comm_eff" };
+
+void val_cv_priors(struct llmroof_gpu *gpus, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (gpus[k].memory_eff_fitted)
+            gpus[k].memory_eff = VAL_MEMORY_PRIOR;
+}
 const char *const val_eng_param_names[4] = { "step_overhead_s", "first_token_s", "compute_scale",
                                                 "collective_latency_s" };
 

@@ -14,6 +14,14 @@ extern const double val_eng_lo[4], val_eng_hi[4]; /* (the GPU's: validate.h) */
 /* the overlap share's upper bound, as the catalog's efficiency.overlap (docs/model.md "overlap") */
 #define VAL_OVERLAP_HI 0.5
 extern const char *const val_gpu_param_names[3];
+/* The memory share a cross-validation starts a GPU from where its catalog value is a fit to these
+ * rows (efficiency.memory_fitted): the catalog's value for a GPU without a measurement of its own
+ * (V100, A40, A10, L4, L40S, RTX A6000: 0.80). A fold that cannot refit the GPU (LOGO's held-out
+ * GPU, a publication whose rows are the GPU's only ones, one engine's rows alone) had kept the
+ * in-sample fit: the A100's 0.718, fitted with the rows it then predicted (an audit, session 71). */
+#define VAL_MEMORY_PRIOR 0.80
+/* The priors of a cross-validation: gpus[0..n) with every in-sample fit replaced (VAL_MEMORY_PRIOR) */
+void val_cv_priors(struct llmroof_gpu *gpus, int n);
 extern const char *const val_eng_param_names[4];
 
 #endif

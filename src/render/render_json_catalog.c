@@ -174,6 +174,8 @@ static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
     cJSON *ef = rj_obj(o, "efficiency");
     rj_num(ef, "compute", g->compute_eff);
     rj_num(ef, "memory", g->memory_eff);
+    if (g->memory_eff_fitted) /* a fit to the validation rows, which a cross-validation replaces */
+        rj_bool(ef, "memory_fitted", true);
     rj_num(ef, "comm", g->comm_eff);
     const struct {
         const char *key;
@@ -244,6 +246,7 @@ char *render_json_gpu_doc(const struct llmroof_gpu *g, const struct llmroof_effs
 {
     struct llmroof_gpu copy = *g;
     copy.compute_eff = e->compute;
+    copy.memory_eff_fitted |= e->memory != g->memory_eff; /* a fit to the calibration rows */
     copy.memory_eff = e->memory;
     copy.comm_eff = e->comm;
     copy.step_overhead_s = e->overhead_s;
