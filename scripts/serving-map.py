@@ -497,6 +497,10 @@ for r in rows:
         m['base']='engine:vllm-0.4'; m['engine']='vllm-0.6'
         m['metric']='speedup_tput' if r['load']=='offline' else 'speedup_tpot'
         notes.append('baseline: vLLM 0.5.3 as the vllm-0.4 profile')
+        # not independent (an audit of session 71): the vllm-0.4 and vllm-0.6 profiles' CPU and
+        # API costs were derived from this very post (217 x 71 us of api_stream_s, and b005's and
+        # b006's +28% and -8.7%), so its speedups test the profiles' inputs, not their physics
+        skip.insert(0, "not independent: the vllm-0.4/0.6 profiles' CPU and API costs come from this post")
     # SGLang 0.4's DP attention against TP 8 (the post's reproduce commands differ in
     # --enable-dp-attention alone): 8 attention replicas of TP 1 over experts split 8 ways by
     # width (all-gather before each MLP, scatter after), --moe-tp 8 --dp-attention
