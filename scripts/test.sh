@@ -40,7 +40,7 @@ cmake --build build-asan -j "$jobs"
 asan_skip=$(grep -v '^#' tests/cli/asan-skip.txt | awk 'NF { printf "|cli_%s", $1 }')
 (cd build-asan && LLMROOF_SKIP_CV_GUARDS=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
     ctest --output-on-failure -j "$jobs" \
-    -E "^(validate_published|validate_serving|validate_fold_isolation|docs_quote_validation|docs_quote_planning|cli_golden_inproc$asan_skip)\$")
+    -E "^(validate_published|validate_serving|validate_fold_isolation|validate_uncertainty_fresh|docs_quote_validation|docs_quote_planning|cli_golden_inproc$asan_skip)\$")
 took "stage 2 (clang, ASan/UBSan)"
 
 echo "== 3. valgrind memcheck over the golden CLI cases =="
