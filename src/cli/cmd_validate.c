@@ -356,6 +356,18 @@ int cli_validation_cases(struct cli *c, const char *file, const char *map_path, 
         free(map);
         return cli_fail(c, &err);
     }
+    /* the reserved sources are left out by a row's source alone: a file without the column had
+     * let them in silently (an audit fed NeMo's 16 reserved rows in so): fail closed */
+    if (map->nreserved > 0 && *n > 0 && !(*rows)[0].source_column) {
+        char first[LLMROOF_MAP_KEY];
+        snprintf(first, sizeof first, "%s", map->reserved[0]);
+        free(map);
+        free(*rows);
+        *rows = NULL;
+        return cli_usage_error(c, "%s: no 'source' column: the validation map reserves sources for the independent "
+                                  "check (%s, ...), which are left out by a row's source; add the column (empty for "
+                                  "measurements of your own)", cli_input_name(file), first);
+    }
     *cases = calloc(*n ? *n : 1, sizeof **cases);
     if (!*cases) {
         free(map);
@@ -775,6 +787,27 @@ static int serving_report(struct cli *c, struct ctx *x, const char *file, const 
     }
     free(text);
     free(mtext);
+    /* the validation map's reserved sources stay out of the serving rows too, as out of the static */
+    {
+        struct llmroof_valmap *vm = calloc(1, sizeof *vm);
+        int mrc = vm ? cli_valmap(c, x->map, vm) : 1;
+        if (mrc) {
+            free(vm);
+            free(cases);
+            return mrc;
+        }
+        for (size_t i = 0; i < n; i++) {
+            char key[VAL_TEXT];
+            srv_source_key(&cases[i], key, sizeof key);
+            for (int k = 0; k < vm->nreserved && cases[i].mapped; k++)
+                if (strncmp(key, vm->reserved[k], strlen(vm->reserved[k])) == 0) {
+                    cases[i].mapped = false;
+                    snprintf(cases[i].reason, sizeof cases[i].reason,
+                             "source '%.96s' is reserved for the independent check", vm->reserved[k]);
+                }
+        }
+        free(vm);
+    }
     int folds = 0, rc = 0;
     bool held_out = x->cv == VAL_CV_SOURCE;
     const int threads = cli_threads(c, x->threads);

@@ -410,7 +410,9 @@ int srv_load_cases(const struct llmroof_catalog *cat, const char *rows_text, siz
     struct read_ctx x = { rows_name, NULL, 0, 0, cat };
     *out = NULL;
     *n = 0;
-    int rc = val_csv_read(rows_text, rows_len, rows_name, rnames, R_NCOLS, 3, published_row, &x, err);
+    /* id, metric, value and source required: the reserved sources are left out by a row's source,
+     * and a file without the column had let any row in (an audit of session 71) */
+    int rc = val_csv_read(rows_text, rows_len, rows_name, rnames, R_NCOLS, 4, published_row, &x, err);
     if (!rc) {
         x.fname = map_name;
         rc = val_csv_read(map_text, map_len, map_name, mnames, M_NCOLS, M_NREQUIRED, map_row, &x, err);

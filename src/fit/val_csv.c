@@ -206,6 +206,7 @@ static int measurement_row(void *vctx, char f[][VAL_TEXT], const int *col, long 
     snprintf(r->value, sizeof r->value, "%s", f[col[M_VALUE]]);
     if (col[M_FRAMEWORK] >= 0)
         snprintf(r->framework, sizeof r->framework, "%s", f[col[M_FRAMEWORK]]);
+    r->source_column = col[M_SOURCE] >= 0;
     if (col[M_SOURCE] >= 0)
         snprintf(r->source, sizeof r->source, "%s", f[col[M_SOURCE]]);
     if (col[M_NOTES] >= 0)

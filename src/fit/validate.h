@@ -32,6 +32,7 @@ struct val_row {
     char source[VAL_TEXT]; /* the publication (optional column; its first word keys --cv source) */
     char notes[VAL_TEXT];  /* the notes column's first 127 bytes (the load of a serving row) */
     long line; /* 1-based line of the row in the file */
+    bool source_column; /* the file has a source column (the reserved sources need it) */
 };
 
 /* The publication a row comes from: the first word of its source column without "https://"

@@ -1,0 +1,1 @@
+validate tests/data/bad/measurements-no-source.csv

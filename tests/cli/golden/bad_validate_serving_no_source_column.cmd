@@ -1,0 +1,1 @@
+validate --serving tests/data/bad/serving-no-source.csv
