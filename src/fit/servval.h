@@ -52,6 +52,7 @@ void srv_compared(const struct srv_case *c, char *out, size_t n);
 
 struct srv_case {
     char id[32];
+    long line, map_line;       /* its lines in the serving file and in the map (0: none yet) */
     char source[VAL_TEXT];     /* the source column (its first word keys --cv source) */
     char framework[VAL_TEXT];
     char metric_text[64];      /* the measured metric as published */

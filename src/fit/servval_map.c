@@ -43,12 +43,12 @@ struct read_ctx {
 static int published_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, struct llmroof_err *err)
 {
     struct read_ctx *x = vctx;
-    (void)line;
     int rc = val_csv_reserve((void **)&x->v, &x->cap, x->n, sizeof *x->v, x->fname, err);
     if (rc)
         return rc;
     struct srv_case *c = &x->v[x->n++];
     memset(c, 0, sizeof *c);
+    c->line = line;
     snprintf(c->id, sizeof c->id, "%s", f[col[R_ID]]);
     snprintf(c->metric_text, sizeof c->metric_text, "%s", f[col[R_METRIC]]);
     snprintf(c->source, sizeof c->source, "%s", col[R_SOURCE] >= 0 ? f[col[R_SOURCE]] : "");
@@ -57,8 +57,10 @@ static int published_row(void *vctx, char f[][VAL_TEXT], const int *col, long li
     double nreq;
     if (col[R_NREQ] >= 0 && parse_double(f[col[R_NREQ]], &nreq) && nreq >= 1 && nreq <= 1e9)
         c->source_requests = (long)nreq;
-    if (!parse_double(f[col[R_VALUE]], &c->measured) || !(c->measured > 0))
-        snprintf(c->reason, sizeof c->reason, "value '%.40s' is not a positive number", f[col[R_VALUE]]);
+    /* a measured value is a positive finite number: a typo had left its row unpredicted, exit 0 */
+    if (!parse_double(f[col[R_VALUE]], &c->measured) || !(c->measured > 0) || !isfinite(c->measured))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column 'value': '%.40s' is not a positive number",
+                               x->fname, line, f[col[R_VALUE]]);
     else
         snprintf(c->reason, sizeof c->reason, "no entry in the serving map");
     return LLMROOF_OK;
@@ -123,8 +125,10 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
                                "%s:%ld: id '%s' is not a row of the serving file (a map states every row of the file "
                                "it was written for: with another --serving FILE give its own --serving-map MAP)",
                                x->fname, line, f[col[M_ID]]);
-    if (strncmp(c->reason, "value", 5) == 0)
-        return LLMROOF_OK;
+    if (c->map_line) /* a second mapping had replaced the first, silently */
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: id '%s' is mapped on line %ld already", x->fname, line,
+                               f[col[M_ID]], c->map_line);
+    c->map_line = line;
     snprintf(c->note, sizeof c->note, "%s", f[col[M_NOTE]]);
     if (f[col[M_SKIP]][0])
         BAD("%s", f[col[M_SKIP]]);
@@ -153,14 +157,17 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
     c->dt = (struct llmroof_dtypes){ w, kv, act, 0, false, LLMROOF_FP16, false, LLMROOF_ACT_QUANT_SEPARATE, false };
     long v;
     if (!whole(f[col[M_TP]], 1, 1024, 1, &v))
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: tp '%s'", x->fname, line, f[col[M_TP]]);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column 'tp': '%s' is not a whole number from 1 to 1024",
+                               x->fname, line, f[col[M_TP]]);
     c->tp = (int)v;
     if (!whole(f[col[M_EP]], 1, 1024, 1, &v))
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: ep '%s'", x->fname, line, f[col[M_EP]]);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column 'ep': '%s' is not a whole number from 1 to 1024",
+                               x->fname, line, f[col[M_EP]]);
     c->ep = (int)v;
     c->dp_attn = strcmp(f[col[M_DPA]], "1") == 0;
     if (!whole(f[col[M_INST]], 1, 1024, 1, &v))
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: instances '%s'", x->fname, line, f[col[M_INST]]);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column 'instances': '%s' is not a whole number from 1 to 1024",
+                               x->fname, line, f[col[M_INST]]);
     c->instances = (int)v;
     if (f[col[M_DISAGG]][0]) {
         /* "PN:PTP/DN:DTP" */
@@ -365,7 +372,8 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
     const char *mt = col[M_MOETP] >= 0 ? f[col[M_MOETP]] : "";
     long mtv = 1;
     if (mt[0] && !whole(mt, 1, 1024, 1, &mtv))
-        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: moe_tp '%s'", x->fname, line, mt);
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column 'moe_tp': '%s' is not a whole number from 1 to 1024",
+                               x->fname, line, mt);
     c->moe_tp = (int)mtv;
     if (c->moe_tp > 1 && (!c->dp_attn || c->ep > 1))
         return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: moe_tp %d needs dp_attn 1 and no ep", x->fname, line,
@@ -396,6 +404,9 @@ static int map_row(void *vctx, char f[][VAL_TEXT], const int *col, long line, st
 }
 #undef BAD
 
+static const char *case_id(const void *rows, size_t i) { return ((const struct srv_case *)rows)[i].id; }
+static long case_line(const void *rows, size_t i) { return ((const struct srv_case *)rows)[i].line; }
+
 int srv_load_cases(const struct llmroof_catalog *cat, const char *rows_text, size_t rows_len, const char *rows_name,
                    const char *map_text, size_t map_len, const char *map_name, struct srv_case **out, size_t *n,
                    struct llmroof_err *err)
@@ -413,6 +424,8 @@ int srv_load_cases(const struct llmroof_catalog *cat, const char *rows_text, siz
     /* id, metric, value and source required: the reserved sources are left out by a row's source,
      * and a file without the column had let any row in (an audit of session 71) */
     int rc = val_csv_read(rows_text, rows_len, rows_name, rnames, R_NCOLS, 4, published_row, &x, err);
+    if (!rc) /* a repeated id had been reported as the map's error */
+        rc = val_ids_unique(rows_name, x.n, case_id, case_line, x.v, err);
     if (!rc) {
         x.fname = map_name;
         rc = val_csv_read(map_text, map_len, map_name, mnames, M_NCOLS, M_NREQUIRED, map_row, &x, err);

@@ -130,6 +130,13 @@ int val_csv_read(const char *text, size_t len, const char *fname, const char *co
     int nf = 0, col[VAL_MAX_FIELDS], maxcol = 0;
     uint64_t over = 0;
     int rc = val_csv_record(text, len, &pos, &line, f, &nf, &over, fname, err);
+    /* a column named twice: the last copy had been read, silently (an audit's doubled 'value') */
+    for (int j = 0; rc == 0 && j < nf; j++)
+        for (int k = j + 1; rc == 0 && k < nf; k++)
+            if (f[j][0] && strcmp(f[j], f[k]) == 0)
+                rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s:1: column '%s' appears twice (fields %d and %d)", fname,
+                                     f[j], j + 1, k + 1);
+    const int header_nf = nf;
     for (int k = 0; rc == 0 && k < ncols; k++) {
         col[k] = -1;
         for (int j = 0; j < nf; j++)
@@ -157,6 +164,9 @@ int val_csv_read(const char *text, size_t len, const char *fname, const char *co
             continue; /* empty line */
         if (nf <= maxcol)
             rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: %d fields, the header has more", fname, start, nf);
+        else if (nf > header_nf) /* a shifted row: its values under the wrong columns */
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: %d fields, the header has %d", fname, start, nf,
+                                 header_nf);
         else
             rc = row(ctx, f, col, start, err);
     }
@@ -192,6 +202,11 @@ static int measurement_row(void *vctx, char f[][VAL_TEXT], const int *col, long 
         if (strlen(f[col[narrow[k].c]]) >= narrow[k].cap)
             return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column '%s' is longer than %zu bytes", x->fname, line,
                                    narrow_name[k], narrow[k].cap - 1);
+    /* a measured value is a positive finite number: a typo had left its row "not mapped", exit 0 */
+    double v;
+    if (!parse_double(f[col[M_VALUE]], &v) || !(v > 0) || !isfinite(v))
+        return llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column 'value': '%s' is not a positive number", x->fname,
+                               line, f[col[M_VALUE]]);
     snprintf(r->id, sizeof r->id, "%s", f[col[M_ID]]);
     snprintf(r->model, sizeof r->model, "%s", f[col[M_MODEL]]);
     snprintf(r->gpu, sizeof r->gpu, "%s", f[col[M_GPU]]);
@@ -214,6 +229,42 @@ static int measurement_row(void *vctx, char f[][VAL_TEXT], const int *col, long 
     return LLMROOF_OK;
 }
 
+/* ids sorted with their lines (val_ids_unique) */
+struct id_line {
+    const char *id;
+    long line;
+};
+
+static int by_id(const void *a, const void *b)
+{
+    const struct id_line *x = a, *y = b;
+    const int c = strcmp(x->id, y->id);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+int val_ids_unique(const char *fname, size_t n, const char *(*id_of)(const void *rows, size_t i),
+                   long (*line_of)(const void *rows, size_t i), const void *rows, struct llmroof_err *err)
+{
+    if (n < 2)
+        return LLMROOF_OK;
+    struct id_line *v = malloc(sizeof *v * n);
+    if (!v)
+        return llmroof_err_set(err, LLMROOF_EINTERNAL, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        v[i] = (struct id_line){ id_of(rows, i), line_of(rows, i) };
+    qsort(v, n, sizeof *v, by_id);
+    int rc = LLMROOF_OK;
+    for (size_t i = 1; i < n && !rc; i++)
+        if (strcmp(v[i].id, v[i - 1].id) == 0)
+            rc = llmroof_err_set(err, LLMROOF_EINPUT, "%s:%ld: column 'id': '%s' repeats line %ld's", fname, v[i].line,
+                                 v[i].id, v[i - 1].line);
+    free(v);
+    return rc;
+}
+
+static const char *row_id(const void *rows, size_t i) { return ((const struct val_row *)rows)[i].id; }
+static long row_line(const void *rows, size_t i) { return ((const struct val_row *)rows)[i].line; }
+
 int val_parse_csv(const char *text, size_t len, const char *fname, struct val_row **rows, size_t *nrows,
                   struct llmroof_err *err)
 {
@@ -222,6 +273,8 @@ int val_parse_csv(const char *text, size_t len, const char *fname, struct val_ro
                                                 "source", "notes" };
     struct rows_ctx x = { fname, NULL, 0, 0 };
     int rc = val_csv_read(text, len, fname, names, M_NCOLS, M_FRAMEWORK, measurement_row, &x, err);
+    if (!rc) /* a repeated id (two rows of one measurement, or a paste) had been reported twice */
+        rc = val_ids_unique(fname, x.n, row_id, row_line, x.v, err);
     if (rc) {
         free(x.v);
         return rc;

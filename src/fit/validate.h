@@ -53,6 +53,10 @@ void val_publication(const char *key, char *out, size_t cap);
 int val_csv_record(const char *t, size_t len, size_t *pos, long *line, char f[][VAL_TEXT], int *nf,
                    uint64_t *over, const char *fname, struct llmroof_err *err);
 
+/* LLMROOF_EINPUT naming the later line where two of rows[0..n) share an id (id_of, line_of) */
+int val_ids_unique(const char *fname, size_t n, const char *(*id_of)(const void *rows, size_t i),
+                   long (*line_of)(const void *rows, size_t i), const void *rows, struct llmroof_err *err);
+
 /* Reads a CSV with a header line (UTF-8 checked): finds the columns `names` - the first
  * `nrequired` must be present, the others give col[k] = -1 when absent - and calls `row` for
  * every non-empty record with its fields, the column map and the record's first line. A

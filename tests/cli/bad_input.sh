@@ -77,6 +77,14 @@ cp tests/data/validation/small.csv "$T/meas.csv"
 printf 'arrival_s,prompt_len,output_len\n0,10,2\n' >"$T/trace.csv"
 gpu 8e10 3e12 1e15 3e11 0.7 >"$T/gin.json"
 ln -f "$T/meas.csv" "$T/meas-link.csv"
+# measurement files whose defects had passed (an audit of session 71): a value that is no
+# positive number, a repeated id, a shifted row, a column named twice
+sed '2s/,639.65,/,abc,/' tests/data/validation/small.csv >"$T/meas-value-word.csv"
+sed '2s/,639.65,/,0,/' tests/data/validation/small.csv >"$T/meas-value-zero.csv"
+sed '3s/^n109,/n108,/' tests/data/validation/small.csv >"$T/meas-dup-id.csv"
+sed '2s/$/,extra/' tests/data/validation/small.csv >"$T/meas-long-row.csv"
+sed '1s/,source$/,value/' tests/data/validation/small.csv >"$T/meas-dup-column.csv"
+sed 's/,tpot_furlongs,8.4,/,tpot_ms,8.4 ms,/' tests/data/validation/calibrate-dropped-row.csv >"$T/cal-value-unit.csv"
 
 # HuggingFace configs the importer must refuse with the loader's bounds
 printf '{"model_type":"llama","hidden_size":8,"num_hidden_layers":2,"num_attention_heads":64,"head_dim":null,"intermediate_size":16,"vocab_size":100,"max_position_embeddings":128}' >"$T/hf-headdim-null.json"

@@ -471,7 +471,7 @@ static const char srv_rows[] =
     "s3,Llama-2-7B,A100,8,1,1,fp16,fp16,vLLM,offline,fixed:512:128,512,128,64,decode_tok_s_per_gpu,-,40,tok/s/GPU,,pubA\n"
     "s4,Llama-2-7B,A100,1,1,1,fp16,fp16,vLLM,offline,fixed:512:128,512,128,64,ttft_ms,mean,900,ms,,pubB\n"
     "s5,Llama-2-7B,A100,1,1,1,fp16,fp16,vLLM,rate:?,sharegpt,?,?,?,ttft_ms,mean,90,ms,,pubB\n"
-    "s6,Llama-2-7B,A100,1,1,1,fp16,fp16,vLLM,offline,fixed:512:128,512,128,64,ttft_ms,mean,-3,ms,,pubB\n"
+    "s6,Llama-2-7B,A100,1,1,1,fp16,fp16,vLLM,offline,fixed:512:128,512,128,64,ttft_ms,mean,60,ms,,pubB\n"
     "s7,Llama-2-7B,A100,1,1,1,fp16,fp16,vLLM,offline,fixed:512:128,512,128,64,ttft_ms,mean,50,ms,,pubC\n";
 
 static const char srv_map_head[] = "id,model,gpu,engine,wdt,kvdt,tp,ep,dp_attn,instances,disagg,workload,load,requests,"
@@ -615,11 +615,10 @@ static void serving_rows_map_simulate_and_convert(void **state)
     struct llmroof_err err = { 0 };
     assert_int_equal(srv_load_cases(&cat, srv_rows, strlen(srv_rows), "rows", m, strlen(m), "map", &c, &n, &err), 0);
     assert_int_equal(n, 7);
-    /* a skip in the map, a bad value and a row the map lacks each keep their reason */
+    /* a skip in the map and a row the map lacks each keep their reason */
     assert_false(c[4].mapped);
     assert_string_equal(c[4].reason, "request rate not stated");
-    assert_false(c[5].mapped);
-    assert_non_null(strstr(c[5].reason, "not a positive number"));
+    assert_true(c[5].mapped);
     assert_false(c[6].mapped);
     assert_string_equal(c[6].reason, "no entry in the serving map");
     assert_int_equal(srv_predict(c, n, NULL, NULL, 0, NULL, 0, &err), 0);
@@ -628,6 +627,20 @@ static void serving_rows_map_simulate_and_convert(void **state)
     /* one run serves s1-s4: 64 requests of 128 output tokens all complete, so output tok/s =
      * 128 x req/s exactly, and the per-GPU row (divide 8) is an eighth of the total */
     assert_rel_close(c[1].predicted, 128 * c[0].predicted, 1e-9);
+    {
+        /* a measured value that is no positive number is the file's error, naming its line and
+         * column (it had left the row unpredicted, exit 0: an audit) */
+        char bad[sizeof srv_rows + 8];
+        snprintf(bad, sizeof bad, "%s", srv_rows);
+        char *v = strstr(bad, ",mean,60,ms,");
+        assert_non_null(v);
+        memcpy(v, ",mean,-3,ms,", 12);
+        struct srv_case *cb = NULL;
+        size_t nb = 0;
+        assert_int_equal(srv_load_cases(&cat, bad, strlen(bad), "rows", m, strlen(m), "map", &cb, &nb, &err), 2);
+        assert_non_null(strstr(err.msg, "rows:7: column 'value': '-3' is not a positive number"));
+        free(cb);
+    }
     assert_rel_close(c[2].predicted, c[1].predicted / 8, 1e-12);
     /* errors in time: a rate is inverted (measured / predicted - 1), a latency is not */
     assert_rel_close(c[0].err, 2.0 / c[0].predicted - 1, 1e-12);
