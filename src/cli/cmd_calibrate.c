@@ -257,7 +257,7 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
     table_str(&t, "bias_pct");
     table_num(&t, 100 * pre.bias);
     table_num(&t, 100 * train.bias);
-    table_str(&t, "median of predicted / measured - 1");
+    table_str(&t, "median of predicted / measured time - 1 (rates inverted; negative: too fast)");
     if (x.holdout) {
         table_row(&t);
         table_str(&t, "held_out_median_abs_error_pct");
