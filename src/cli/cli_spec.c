@@ -175,9 +175,9 @@ static int engine_runs_method(struct cli *c, const struct cli_spec_opts *o, cons
             snprintf(has + n, sizeof has - n, "%s%s", n ? ", " : "", llmroof_spec_method_names[i]);
         }
     cli_engine_ids_with(c, pred[bit], ok, sizeof ok);
-    return cli_usage_error(c, "option '--spec %s': engine '%s' runs no %s (its profile's \"spec_methods\"%s%s%s); "
+    return cli_usage_error(c, "option '--spec %s': engine '%s' runs no %s (its profile's \"spec_methods\"%s%s); "
                               "%s%s%sor leave the option out", CLI_CLIP(o->method), id, says[bit],
-                           has[0] ? ": " : " is empty: no speculative decoding", has, has[0] ? "" : "",
+                           has[0] ? ": " : " is empty: no speculative decoding", has,
                            ok[0] ? "pick one that does (" : "", ok, ok[0] ? ") " : "");
 }
 
