@@ -498,13 +498,11 @@ void plan_layout_label(const struct plan_input *in, int n, int mode, char *buf, 
         snprintf(buf, size, "TP-%d+MoETP-%d%s", n, l->moe_tp, pp);
     else if (l->dp_attn && l->moe_tp > 1 && n > 0)
         snprintf(buf, size, "DPA-%d+MoETP-%d%s", l->moe_tp / n, l->moe_tp, pp);
-    else if (l->dp_attn && l->ep > 1 && n > 0 && l->ep % n != 0)
-        snprintf(buf, size, "TP-%d+EP-%d%s", n, l->ep, pp);
-    else if (l->dp_attn && l->ep > 1 && n > 0) /* the replicas (vLLM's --data-parallel-size), then the experts' GPUs */
+    else if (l->dp_attn && l->ep > 1 && n > 0 && l->ep % n == 0) /* the replicas (vLLM's --data-parallel-size), then the experts' GPUs */
         snprintf(buf, size, "DPA-%d+EP-%d%s", l->ep / n, l->ep, pp);
-    else if (l->dp_attn)
+    else if (l->dp_attn && !(l->ep > 1 && n > 0))
         snprintf(buf, size, "DPA-%d+EP-%d%s", n, n, pp);
-    else if (l->ep > 1)
+    else if (l->ep > 1) /* without --dp-attention, or a TP that does not divide --ep */
         snprintf(buf, size, "TP-%d+EP-%d%s", n, l->ep, pp);
     else
         snprintf(buf, size, "TP-%d%s", n, pp);
