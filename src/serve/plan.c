@@ -75,11 +75,12 @@ double plan_pick(const struct sim_stats *s, int p)
 #define USERS_PREEMPT_SETTLE 0.01
 #define USERS_PREEMPT_RUNS 5.0
 /* users in step (plan_output_cv below PLAN_IN_STEP_CV) whose run meets the SLOs are rerun over
- * this many times its requests, 200 x users: their waves form at a random cycle, not at once (80
+ * 200 cycles a user (200 x users requests): their waves form at a random cycle, not at once (80
  * Llama-3.1-8B users of fixed:2000:300 on an H100: p90 TTFT 624 ms over 40 cycles at seed 1, 1,528
  * at seed 42, 1,504-1,555 over 200 at seeds 1, 7 and 42); a run of 16,000 requests takes about
  * 20 ms (lazy decoders, sim.c) */
-#define USERS_IN_STEP_RUNS 25.0
+#define USERS_IN_STEP_CYCLES 200.0
+#define USERS_IN_STEP_TOKENS 5e6
 
 /* The --fast means at `users` of layout `code` (plan_fast_latency: the users' requests arriving
  * independently, at the loop's rate), with the KV cache and the slots that bound them; *slots_full
@@ -245,7 +246,16 @@ static int meets_run(const struct plan_input *in, const struct llmroof_gpu *g, i
             /* 40 cycles a user, not the rate plans' 2e7 tokens: short requests took those to the
              * 40,000-request cap at every preempting count (an A10 plan of 128-token prompts went
              * 0.01 -> 0.48 s, 50x under valgrind) */
-            const double want = (in_step ? USERS_IN_STEP_RUNS : USERS_PREEMPT_RUNS) * (double)c.requests;
+            /* users in step run 200 cycles, at most USERS_IN_STEP_TOKENS output tokens (5 million:
+             * 16,700 requests of 300 tokens, 180 cycles of 93 users): 25 x a pool of at least 250
+             * requests had run one user's 4,000-token requests 6,250 times over, one decode an
+             * iteration, a plan 0.2 -> 3.5 s (minutes under valgrind) */
+            double want = USERS_PREEMPT_RUNS * (double)c.requests;
+            if (in_step) {
+                const double O = in->output_mean > 0 ? in->output_mean : 1.0;
+                const double by_steps = fmin(USERS_IN_STEP_CYCLES * (double)users, USERS_IN_STEP_TOKENS / O);
+                want = pre >= USERS_PREEMPT_SETTLE ? fmax(want, by_steps) : by_steps;
+            }
             const long longer = want < (double)USERS_POOL_MAX ? (long)ceil(want) : USERS_POOL_MAX;
             if (longer > c.requests) {
                 sim_result_free(&r);
@@ -761,6 +771,8 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
         plan_mean_lengths(local.sim.workload, local.sim.seed, &local.mean_prompt, &local.mean_output,
                           &local.mean_held);
     local.output_cv = plan_output_cv(local.sim.workload, local.sim.seed);
+    double unused_p, unused_h;
+    plan_mean_lengths(local.sim.workload, local.sim.seed, &unused_p, &local.output_mean, &unused_h);
     out->best = -1;
     if (in->ngpus < 1 || in->ngpus > PLAN_MAX_GPUS || in->ntps < 1 || in->ntps > PLAN_MAX_TPS)
         return llmroof_err_set(err, LLMROOF_EINPUT, "a plan needs 1-%d GPUs and 1-%d TP values", PLAN_MAX_GPUS, PLAN_MAX_TPS);
@@ -922,8 +934,8 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
                               "-c %ld -n %ld%s --warmup %ld --ttft-slo %.8gms --tpot-slo %.8gms --slo-percentile p%d%s.",
                          (long)USERS_POOL,
                          in->output_cv < PLAN_IN_STEP_CV
-                             ? "25 times as many, as users whose outputs are all about one length form waves of prompts "
-                               "at some cycle, not at once"
+                             ? "200 cycles a user, up to 5 million output tokens, as users whose outputs are all about "
+                               "one length form waves of prompts at some cycle, not at once"
                              : "5 times as many while preempting",
                          join, (long)USERS_WARMUP, whole ? "llmroof " : "", whole ? " " : "",
                          whole ? in->rerun_args : "", whole ? lay : "", b->users_per_instance, n, rflag, w,

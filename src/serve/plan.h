@@ -76,6 +76,7 @@ struct plan_input {
     double mean_prompt, mean_output; /* --fast: the workload's mean lengths; 0 = sample them */
     double output_cv;              /* set by plan_run: the workload's output lengths' coefficient
                                       of variation (plan_output_cv); callers' value ignored */
+    double output_mean;            /* set by plan_run: the workload's mean output length */
     double mean_held;              /* --fast: the KV tokens a running request holds, time-weighted,
                                       E[O (P + O / 2)] / E[O] (plan_mean_lengths); 0 = P + O / 2 */
     struct llmroof_layout layout;  /* --pp/--ep/--dp-attention applied with every TP (its tp unused);
