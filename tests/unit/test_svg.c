@@ -110,33 +110,32 @@ static void wide_table_prints_in_parts_within_the_width(void **state)
     table_free(&t);
 }
 
-/* The y of the <text> whose content is `label` and of the <rect> whose <title> ends in it. */
-static double text_y(const char *svg, const char *label)
+/* The y attribute of the element `tag` ("<text", "<rect") that holds `pat` (its content, or its
+ * <title>'s end) */
+static double y_of(const char *svg, const char *tag, const char *pat)
 {
-    char pat[48];
-    snprintf(pat, sizeof pat, ">%s</text>", label);
     const char *hit = strstr(svg, pat);
     assert_non_null(hit);
     const char *t = hit;
-    while (t > svg && strncmp(t, "<text", 5) != 0)
+    while (t > svg && strncmp(t, tag, strlen(tag)) != 0)
         t--;
     const char *y = strstr(t, " y=\"");
     assert_true(y && y < hit);
     return atof(y + 4);
 }
 
+static double text_y(const char *svg, const char *label)
+{
+    char pat[48];
+    snprintf(pat, sizeof pat, ">%s</text>", label);
+    return y_of(svg, "<text", pat);
+}
+
 static double rect_y(const char *svg, const char *label)
 {
     char pat[48];
     snprintf(pat, sizeof pat, " %s</title>", label);
-    const char *hit = strstr(svg, pat);
-    assert_non_null(hit);
-    const char *r = hit;
-    while (r > svg && strncmp(r, "<rect", 5) != 0)
-        r--;
-    const char *y = strstr(r, " y=\"");
-    assert_true(y && y < hit);
-    return atof(y + 4);
+    return y_of(svg, "<rect", pat);
 }
 
 static void a_bar_at_the_top_of_its_scale_keeps_its_label_inside(void **state)
