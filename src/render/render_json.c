@@ -725,6 +725,13 @@ char *render_json_validate(const char *fname, const struct val_case *cases, size
         rj_num(r, "predicted", c->predicted);
         rj_num(r, "error", c->err);
         rj_str(r, "source", c->row->framework);
+        {
+            /* the publication its --cv source fold holds it out with (source is the framework) */
+            char k[VAL_TEXT], pub[VAL_TEXT];
+            val_source_key(c->row, k, sizeof k);
+            val_publication(k, pub, sizeof pub);
+            rj_str(r, "publication", pub);
+        }
         if (c->assumptions[0])
             rj_str(r, "assumptions", c->assumptions);
         rj_push(rows, r);

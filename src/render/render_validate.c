@@ -113,6 +113,7 @@ void render_validate(const char *fname, const struct val_case *cases, size_t n, 
     table_col(&t, "error_pct", 1);
     table_col(&t, "source", 0);
     table_col(&t, "assumed", 0);
+    table_col(&t, "publication", 0); /* its --cv source fold (source is the framework: an audit) */
     for (size_t i = 0; i < n; i++) {
         const struct val_case *c = &cases[i];
         if (!c->mapped)
@@ -131,6 +132,10 @@ void render_validate(const char *fname, const struct val_case *cases, size_t n, 
         table_num(&t, 100 * c->err);
         table_str(&t, c->row->framework);
         table_str(&t, c->assumptions[0] ? "yes" : "");
+        char k[VAL_TEXT], pub[VAL_TEXT];
+        val_source_key(c->row, k, sizeof k);
+        val_publication(k, pub, sizeof pub);
+        table_str(&t, pub);
     }
     if (table_sel_wants(sel, f, "rows"))
         table_render_fit(&t, f, 100, 1, out);
