@@ -1,1 +1,1 @@
-plan -m llama-3.1-8b --gpus h100,h200 --users 2000 --price h100=2.5 -q
+plan -m llama-2-7b --gpus a10,l4 --tp 1 --users 50 --price a10=0.8 -q
