@@ -770,9 +770,7 @@ int plan_run(const struct plan_input *in_, struct plan_result *out, struct llmro
     if ((local.fast || local.rate_qps > 0) && !(local.mean_prompt > 0 && local.mean_output > 0))
         plan_mean_lengths(local.sim.workload, local.sim.seed, &local.mean_prompt, &local.mean_output,
                           &local.mean_held);
-    local.output_cv = plan_output_cv(local.sim.workload, local.sim.seed);
-    double unused_p, unused_h;
-    plan_mean_lengths(local.sim.workload, local.sim.seed, &unused_p, &local.output_mean, &unused_h);
+    local.output_cv = plan_output_cv(local.sim.workload, local.sim.seed, &local.output_mean);
     out->best = -1;
     if (in->ngpus < 1 || in->ngpus > PLAN_MAX_GPUS || in->ntps < 1 || in->ntps > PLAN_MAX_TPS)
         return llmroof_err_set(err, LLMROOF_EINPUT, "a plan needs 1-%d GPUs and 1-%d TP values", PLAN_MAX_GPUS, PLAN_MAX_TPS);

@@ -96,9 +96,10 @@ int plan_instance_memory(const struct plan_input *in, const struct llmroof_gpu *
                          struct llmroof_memory *mem, double *drafter_bytes, struct llmroof_err *err);
 void plan_mean_lengths(const struct workload *w, uint64_t seed, double *p, double *o, double *held);
 /* The coefficient of variation of w's output lengths (their standard deviation over their mean),
- * from the draws plan_mean_lengths takes: 0 for one length. Closed-loop users whose outputs
- * spread less than PLAN_IN_STEP_CV stay in step (plan.c plan_users_ramp_s). */
-double plan_output_cv(const struct workload *w, uint64_t seed);
+ * from the draws plan_mean_lengths takes: 0 for one length; their mean into *mean (NULL: not
+ * wanted). Closed-loop users whose outputs spread less than PLAN_IN_STEP_CV stay in step (plan.c
+ * plan_users_ramp_s). */
+double plan_output_cv(const struct workload *w, uint64_t seed, double *mean);
 #define PLAN_IN_STEP_CV 0.2
 int plan_layout_check(const struct plan_input *in, const struct llmroof_gpu *g, int code, char *reason, size_t n,
                       struct llmroof_err *err);

@@ -27,14 +27,16 @@ void plan_mean_lengths(const struct workload *w, uint64_t seed, double *p, doubl
         *held = so > 0 ? sh / so : *p + 0.5 * *o;
 }
 
-double plan_output_cv(const struct workload *w, uint64_t seed)
+double plan_output_cv(const struct workload *w, uint64_t seed, double *mean_out)
 {
-    if (!w || workload_one_length(w))
+    if (mean_out)
+        *mean_out = 0;
+    if (!w)
         return 0.0;
     struct llmroof_rng r;
     rng_seed(&r, seed ^ 0x5eedull);
     double s = 0, s2 = 0;
-    const int n = 20000;
+    const int n = workload_one_length(w) ? 1 : 20000;
     for (int i = 0; i < n; i++) {
         long a, b;
         workload_sample(w, &r, &a, &b);
@@ -42,7 +44,9 @@ double plan_output_cv(const struct workload *w, uint64_t seed)
         s2 += (double)b * (double)b;
     }
     const double mean = s / n, var = s2 / n - mean * mean;
-    return mean > 0 && var > 0 ? sqrt(var) / mean : 0.0;
+    if (mean_out)
+        *mean_out = mean;
+    return n > 1 && mean > 0 && var > 0 ? sqrt(var) / mean : 0.0;
 }
 
 struct sim_config plan_sim_config(const struct plan_input *in, const struct llmroof_gpu *g)

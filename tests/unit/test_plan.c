@@ -1912,13 +1912,13 @@ static void output_spread_tells_users_in_step(void **state)
     struct workload w;
     struct llmroof_err err = { 0 };
     assert_int_equal(workload_parse("fixed:2000:300", &w, &err), 0);
-    assert_true(plan_output_cv(&w, 42) == 0.0);
+    assert_true(plan_output_cv(&w, 42, NULL) == 0.0);
     workload_free(&w);
     assert_int_equal(workload_parse("random:2000:300:0.8", &w, &err), 0);
-    assert_rel_close(plan_output_cv(&w, 42), 60.0 / sqrt(12.0) / 270.0, 0.02);
-    assert_true(plan_output_cv(&w, 42) < PLAN_IN_STEP_CV);
+    assert_rel_close(plan_output_cv(&w, 42, NULL), 60.0 / sqrt(12.0) / 270.0, 0.02);
+    assert_true(plan_output_cv(&w, 42, NULL) < PLAN_IN_STEP_CV);
     workload_free(&w);
-    assert_true(plan_output_cv(&chat, 42) > PLAN_IN_STEP_CV);
+    assert_true(plan_output_cv(&chat, 42, NULL) > PLAN_IN_STEP_CV);
 }
 
 int main(void)
