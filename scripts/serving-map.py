@@ -64,9 +64,9 @@ def engine(fw):
             return 'tgi-0.8'
         return 'tgi'
     if 'hf transformers' in f: return 'hf-transformers'
-    # TensorRT-LLM 1.x's PyTorch backend (trtllm-serve --backend pytorch) has no profile of its own:
-    # the tensorrt-llm profile (the 2024- runtime), as a user would pick it
-    if 'tensorrt-llm' in f: return 'tensorrt-llm'
+    # TensorRT-LLM's PyTorch backend (trtllm-serve --backend pytorch, the default from 1.0) has its
+    # own profile; TensorRT engines under the C++ runtime the tensorrt-llm one
+    if 'tensorrt-llm' in f: return 'tensorrt-llm-pytorch' if 'pytorch' in f else 'tensorrt-llm'
     if 'sglang' in f:
         # before PR #2067 (after v0.3.5.post2, November 2024) SGLang scheduled between GPU steps
         # and ran FlashInfer 0.1's FA2-class kernels: sglang-0.3

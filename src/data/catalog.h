@@ -15,7 +15,7 @@
 #define LLMROOF_ID_MAX 64
 #define LLMROOF_NAME_MAX 128
 #define LLMROOF_SOURCE_MAX 3072
-#define LLMROOF_ALIASES_MAX 16
+#define LLMROOF_ALIASES_MAX 24
 #define LLMROOF_ARCH_MAX 16  /* "sm120", "gfx942": a letter prefix and digits, at most 15 characters */
 #define LLMROOF_ARCHS_MAX 16 /* architectures an engine rule may list */
 

@@ -564,6 +564,10 @@ const struct llmroof_engine *catalog_find_engine(const struct llmroof_catalog *c
     char *post = strstr(v, ".post");
     if (post && post[5] && strspn(post + 5, "0123456789") == strlen(post + 5))
         *post = '\0';
+    /* "rcN" after the version ("1.1.0rc2"): a release candidate of that release */
+    char *rc = strstr(v, "rc");
+    if (rc && rc > v && isdigit((unsigned char)rc[-1]) && rc[2] && strspn(rc + 2, "0123456789") == strlen(rc + 2))
+        *rc = '\0';
     /* "-v0.9": the tag's spelling of the version */
     char *dash = strstr(v, "-v");
     if (dash && isdigit((unsigned char)dash[2]))

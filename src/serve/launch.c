@@ -26,8 +26,9 @@
  *     DeepSeek guide says not to pass --quantization fp8 for it, and both engines read its
  *     quantization_config.
  *   TensorRT-LLM trtllm-serve (tensorrt_llm/commands/serve.py, 1.x): --tp_size, --pp_size,
- *     --ep_size, --max_batch_size, --max_num_tokens; attention DP, the KV-cache dtype and the
- *     disaggregated KV transfer are keys of the --config YAML file, not flags.
+ *     --ep_size, --max_batch_size, --max_num_tokens, --backend {pytorch (default), tensorrt};
+ *     attention DP, the KV-cache dtype and the disaggregated KV transfer are keys of the --config
+ *     YAML file, not flags.
  * Speculative decoding (--spec), on every role (a disaggregated prefill instance runs the drafter
  * over the prompts and sends its cache: both sides must load the same speculative config,
  * vllm-project/vllm#49230; SGLang's prefill and decode servers both take --speculative-*,
@@ -406,6 +407,11 @@ static void trtllm(const struct plan_input *in, const struct limits *lim, const 
     char *b = c->cmd, *nt = c->note;
     size_t bn = sizeof c->cmd, nn = sizeof c->note;
     add(b, bn, "trtllm-serve %s", model);
+    /* 1.x serves the PyTorch backend unless told otherwise (serve.py --backend, default pytorch):
+     * the tensorrt-llm profile is the TensorRT engines under the C++ runtime, so its line asks for
+     * them; tensorrt-llm-pytorch's takes the default */
+    if (in->eff.engine && strcmp(in->eff.engine->id, "tensorrt-llm") == 0)
+        add(b, bn, " --backend %s", "tensorrt");
     long width = shape_width(s);
     add(b, bn, " --tp_size %ld", width);
     if (s.pp > 1)
@@ -455,13 +461,14 @@ int launch_engine_family(const struct llmroof_engine *en)
         return LAUNCH_ALL;
     /* the profiles of the releases whose flags the commands use (the versions at the top of this
      * file): vLLM V1 (vllm, vllm-0.8: 0.8 on), SGLang from 0.4 (sglang), TensorRT-LLM's trtllm-serve
-     * (tensorrt-llm, whose late releases have it). An older release's profile (vllm-0.2 to 0.6,
-     * sglang-0.3, tensorrt-llm-early, nemo-trtllm) would get flags it never had. */
+     * (tensorrt-llm with --backend tensorrt, whose late releases have it, and tensorrt-llm-pytorch,
+     * 1.x's default). An older release's profile (vllm-0.2 to 0.6, sglang-0.3, tensorrt-llm-early,
+     * nemo-trtllm) would get flags it never had. */
     if (strcmp(en->id, "vllm") == 0 || strcmp(en->id, "vllm-0.8") == 0)
         return LAUNCH_VLLM;
     if (strcmp(en->id, "sglang") == 0)
         return LAUNCH_SGLANG;
-    if (strcmp(en->id, "tensorrt-llm") == 0)
+    if (strcmp(en->id, "tensorrt-llm") == 0 || strcmp(en->id, "tensorrt-llm-pytorch") == 0)
         return LAUNCH_TRTLLM;
     return LAUNCH_NONE;
 }

@@ -233,7 +233,14 @@ static void engines_answer_to_the_versions_they_cover(void **state)
     assert_string_equal(catalog_find_engine(&cat, "trtllm")->id, "tensorrt-llm");
     assert_string_equal(catalog_find_engine(&cat, "tensorrt-llm-0.9.0")->id, "tensorrt-llm");
     assert_string_equal(catalog_find_engine(&cat, "tensorrt-llm-0.6")->id, "tensorrt-llm-early");
-    assert_null(catalog_find_engine(&cat, "tensorrt-llm-1.0")); /* the PyTorch backend: no profile */
+    assert_string_equal(catalog_find_engine(&cat, "tensorrt-llm-0.21.0")->id, "tensorrt-llm");
+    /* from 1.0 trtllm-serve runs the PyTorch backend by default (PRs #5312, #5717) */
+    assert_string_equal(catalog_find_engine(&cat, "tensorrt-llm-1.0")->id, "tensorrt-llm-pytorch");
+    assert_string_equal(catalog_find_engine(&cat, "tensorrt-llm-1.1.0")->id, "tensorrt-llm-pytorch");
+    /* a release candidate, and a build of one, is its release's (InferenceX: 1.1.0rc2.post2) */
+    assert_string_equal(catalog_find_engine(&cat, "tensorrt-llm-1.1.0rc2.post2")->id, "tensorrt-llm-pytorch");
+    assert_string_equal(catalog_find_engine(&cat, "tensorrt-llm-0.21.0rc1")->id, "tensorrt-llm");
+    assert_null(catalog_find_engine(&cat, "tensorrt-llm-1.1.0rc")); /* no candidate number */
     assert_string_equal(catalog_find_engine(&cat, "lmdeploy-0.4.2")->id, "lmdeploy");
     assert_null(catalog_find_engine(&cat, "lmdeploy-0.6")); /* its batch limit by GPU: not this profile */
     assert_string_equal(catalog_find_engine(&cat, "text-generation-inference")->id, "tgi");
@@ -311,12 +318,13 @@ static void suggestions_match_what_a_person_means(void **state)
     assert_string_equal(s[0], "vllm");
     assert_true(!strcmp(s[1], "vllm-0.8") || (n == 3 && !strcmp(s[2], "vllm-0.8")));
     /* "trtllm" spelled out is "tensorrtllm": the folded id of tensorrt-llm (0+1); the early
-     * profile is that and "early" (20+5+1); nemo-trtllm holds "trtllm" (80+4) */
+     * and PyTorch profiles are that and "early" (20+5+1) or "pytorch" (20+7+1); nemo-trtllm,
+     * which holds "trtllm" (80+4), comes after them */
     n = catalog_suggest_engines(&cat, "trt-llm", s, 3);
     assert_int_equal(n, 3);
     assert_string_equal(s[0], "tensorrt-llm");
     assert_string_equal(s[1], "tensorrt-llm-early");
-    assert_string_equal(s[2], "nemo-trtllm");
+    assert_string_equal(s[2], "tensorrt-llm-pytorch");
     n = catalog_suggest_engines(&cat, "TRT", s, 3);
     assert_true(n >= 1);
     assert_string_equal(s[0], "tensorrt-llm");

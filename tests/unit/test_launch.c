@@ -106,7 +106,7 @@ static void dp_attention_splits_vllm_limits_and_notes_trtllm_yaml(void **state)
      * sequences and 8,192 tokens) a rank's flags are the profile's, the instance 4 times them */
     struct llmroof_err err = { 0 };
     assert_int_equal(catalog_add_engines_file(&cat, LLMROOF_TEST_DATA_DIR "/engines.json", false, &err), 0);
-    in.eff.engine = catalog_find_engine(&cat, "tensorrt-llm");
+    in.eff.engine = catalog_find_engine(&cat, "tensorrt-llm-pytorch");
     assert_non_null(in.eff.engine);
     launch_build(&in, &o, &s);
     t = find(&s, "trtllm", "serve");
@@ -118,6 +118,13 @@ static void dp_attention_splits_vllm_limits_and_notes_trtllm_yaml(void **state)
     t = find(&s, "trtllm", "serve");
     assert_string_equal(t->cmd, "trtllm-serve Qwen/Qwen3-235B-A22B --tp_size 4 --max_batch_size 2048 --max_num_tokens 8192");
     assert_null(strstr(t->note, "per attention"));
+    /* the tensorrt-llm profile is the TensorRT engines: 1.x's trtllm-serve runs the PyTorch
+     * backend unless told, so its line asks for the one it simulated */
+    in.eff.engine = catalog_find_engine(&cat, "tensorrt-llm");
+    launch_build(&in, &o, &s);
+    t = find(&s, "trtllm", "serve");
+    assert_string_equal(t->cmd, "trtllm-serve Qwen/Qwen3-235B-A22B --backend tensorrt --tp_size 4 --max_batch_size 2048 "
+                                "--max_num_tokens 8192");
     catalog_free(&cat);
 }
 
@@ -320,7 +327,8 @@ static void an_engine_profile_prints_its_own_command_alone(void **state)
     struct plan_option o = feasible(1, 0);
     struct launch_set s;
     static const struct { const char *engine, *only; } cases[] = {
-        { "tensorrt-llm", "trtllm" }, { "vllm", "vllm" }, { "vllm-0.8", "vllm" }, { "sglang", "sglang" },
+        { "tensorrt-llm", "trtllm" }, { "tensorrt-llm-pytorch", "trtllm" }, { "vllm", "vllm" },
+        { "vllm-0.8", "vllm" }, { "sglang", "sglang" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         in.eff.engine = catalog_find_engine(&cat, cases[i].engine);

@@ -491,6 +491,53 @@ static void vllm_v0_graphs_cover_decode_up_to_256(void **state)
     catalog_free(&cat);
 }
 
+/* TensorRT-LLM's two runtimes on the same step (docs/model.md "CUDA-graph coverage"): the
+ * TensorRT engines' C++ runtime launches every step's kernels at 4 us, no graphs; 1.x's PyTorch
+ * backend dispatches them from Python at 25 us but replays iterations without a context request
+ * from CUDA graphs captured to batch 128. Llama-3.1-8B on an H100 (the reference host) at TP 1,
+ * 324 kernels a step (as vllm_v0_graphs_cover_decode_up_to_256):
+ *   decode of 128:  C++ 324 x 4 us = 1.296 ms; PyTorch 0 (a graph)
+ *   decode of 129:  C++ 1.296 ms;              PyTorch 324 x 25 us = 8.1 ms (no graph that large)
+ *   a 128-token prompt: C++ 1.296 ms;          PyTorch 8.1 ms (context iterations run eager) */
+static void trtllm_pytorch_backend_runs_context_steps_eager(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *cpp = shipped_engine(&cat, "tensorrt-llm");
+    const struct llmroof_engine *pt = shipped_engine(&cat, "tensorrt-llm-pytorch");
+    assert_false(cpp->cuda_graphs);
+    assert_true(pt->cuda_graphs);
+    assert_int_equal(pt->graph_max_batch, 128);
+    assert_false(pt->graph_piecewise);
+    struct llmroof_setup s = { 0 };
+    s.model = model(&cat, "llama-3.1-8b");
+    s.gpu = gpu(&cat, "h100");
+    s.tp = 1;
+    s.dt = (struct llmroof_dtypes){ .weight = LLMROOF_BF16, .kv = LLMROOF_BF16, .act = LLMROOF_BF16 };
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(s.model, 1, &sh, &err), 0);
+    const double seqs[] = { 128, 129, 1 };
+    const double news[] = { 1, 1, 128 };
+    const double want_cpp[] = { 1.296e-3, 1.296e-3, 1.296e-3 };
+    const double want_pt[] = { 0.0, 8.1e-3, 8.1e-3 };
+    for (int k = 0; k < 2; k++) {
+        s.eff = roofline_effs_engine(s.gpu, k ? pt : cpp, NULL);
+        for (int i = 0; i < 3; i++) {
+            struct llmroof_batch b = { 0 };
+            for (int j = 0; j < (int)seqs[i]; j++)
+                batch_add(&b, news[i], news[i] > 1 ? 0.0 : 1000.0, OPS_FEW_GENERIC);
+            struct llmroof_oplist o;
+            struct llmroof_phase p;
+            ops_build(s.model, &sh, &s.dt, &b, &o);
+            roofline_eval(s.gpu, s.dt.act, &s.eff, 1, &o, &p);
+            assert_rel_close(p.launch_s, k ? want_pt[i] : want_cpp[i], 1e-9);
+        }
+    }
+    catalog_free(&cat);
+}
+
 /* vLLM 0.2's --engine-use-ray: the engine is a Ray actor the API server calls once per step, the
  * same remote call its TP > 1 driver makes, so tp_step_overhead_s is paid at TP 1 too. On an
  * A100 SXM 80GB (GPU step overhead 20 us; host EPYC 7742, cpu_speed 0.81) the profile's CPU
@@ -825,6 +872,7 @@ int main(void)
         cmocka_unit_test(block_fp8_checkpoint_runs_its_gemms_and_dispatch_at_fp8_where_the_gpu_has_the_path),
         cmocka_unit_test(graph_coverage_decides_the_launch_wait),
         cmocka_unit_test(vllm_v0_graphs_cover_decode_up_to_256),
+        cmocka_unit_test(trtllm_pytorch_backend_runs_context_steps_eager),
         cmocka_unit_test(engine_use_ray_pays_the_remote_call_at_tp_1),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
