@@ -48,7 +48,7 @@ _llmroof()
         -e|--engine) COMPREPLY=($(compgen -W "$(_llmroof_ids engines)" -- "$cur")); return ;;
         --admission) COMPREPLY=($(compgen -W "optimistic no-evict reserve wait" -- "$cur")); return ;;
         --by) COMPREPLY=($(compgen -W "metric gpu source model" -- "$cur")); return ;;
-        --cv) COMPREPLY=($(compgen -W "source gpu" -- "$cur")); return ;;
+        --cv) COMPREPLY=($(compgen -W "source $([[ $cmd == calibrate ]] || echo gpu)" -- "$cur")); return ;;
         --format)
             # the command's own formats, from its --help ("output format: csv or jsonl (default
             # csv)"): sweep takes only csv and jsonl, import-hf only json; before a command, all

@@ -11,12 +11,13 @@
 int cli_validation_cases(struct cli *c, const char *file, const char *map_path, struct val_row **rows,
                          struct val_case **cases, size_t *n);
 
-enum { OPT_OUT = 1, OPT_MAP, OPT_HOLDOUT };
+enum { OPT_OUT = 1, OPT_MAP, OPT_HOLDOUT, OPT_CV };
 
 struct ctx {
     struct cli_setup_opts s;
     const char *out, *map;
     bool holdout;
+    bool cv_source; /* --cv source: each publication's rows predicted by a fit without them */
 };
 
 static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
@@ -26,6 +27,12 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
     case OPT_OUT: x->out = arg; return 0;
     case OPT_MAP: x->map = arg; return cli_check_input(c, "map", arg);
     case OPT_HOLDOUT: x->holdout = true; return 0;
+    case OPT_CV:
+        if (strcmp(arg, "source") != 0)
+            return cli_usage_error(c, "option '--cv': '%s' is not 'source' (calibrate fits one GPU: only its "
+                                      "publications can be left out)", CLI_CLIP(arg));
+        x->cv_source = true;
+        return 0;
     }
     return cli_setup_opt(c, &x->s, id, arg);
 }
@@ -79,6 +86,73 @@ static void no_rows_message(struct llmroof_err *err, const char *file, const str
                     g->id, n, n == 1 ? "" : "s", file, parts, file);
 }
 
+/* --cv source: this GPU's rows of each publication (val_publication of the row's source key, as
+ * validate --cv source keys its folds) predicted by a fit to its rows of the other publications
+ * alone; *test holds those predictions' statistics, *pubs counts the publications and *lone the
+ * rows no fit could predict (a publication that holds every row of the GPU). A fit's error on its
+ * own rows says little of a GPU (a review asked for the held-out one by source, not by row: the
+ * alternate rows --holdout sets aside are the same publication's neighbours). */
+static int cv_source(const struct val_case *cases, size_t n, const struct val_row *rows, const struct llmroof_gpu *g,
+                     struct val_stats *test, size_t *pubs, size_t *lone)
+{
+    const size_t m = n ? n : 1;
+    char(*key)[VAL_TEXT] = calloc(m, sizeof *key);
+    struct val_case *fold = malloc(sizeof *fold * m), *held = malloc(sizeof *held * m);
+    bool *done = calloc(m, sizeof *done);
+    int rc = LLMROOF_OK;
+    if (!key || !fold || !held || !done) {
+        rc = LLMROOF_EINTERNAL;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++) {
+        held[i] = cases[i];
+        held[i].mapped = false;
+        if (cases[i].mapped && cases[i].gpu == g) {
+            char k[VAL_TEXT];
+            val_source_key(cases[i].row ? cases[i].row : &rows[i], k, sizeof k);
+            val_publication(k, key[i], sizeof key[i]);
+        } else {
+            done[i] = true;
+        }
+    }
+    *pubs = *lone = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (done[i])
+            continue;
+        (*pubs)++;
+        memcpy(fold, cases, sizeof *fold * n);
+        for (size_t j = i; j < n; j++)
+            if (!done[j] && strcmp(key[j], key[i]) == 0)
+                fold[j].mapped = false;
+        struct val_fit f;
+        struct llmroof_err e = { 0 };
+        const bool fitted = val_calibrate(fold, n, g, &f, &e) == LLMROOF_OK;
+        struct llmroof_gpu fg = *g;
+        fg.compute_eff = f.after.compute;
+        fg.memory_eff = f.after.memory;
+        fg.comm_eff = f.after.comm;
+        fg.step_overhead_s = f.after.overhead_s;
+        for (size_t j = i; j < n; j++)
+            if (!done[j] && strcmp(key[j], key[i]) == 0) {
+                done[j] = true;
+                if (!fitted) {
+                    (*lone)++;
+                    continue;
+                }
+                held[j] = cases[j];
+                if (val_predict(&held[j], &fg, NULL, NULL))
+                    held[j].mapped = false;
+            }
+    }
+    *test = val_stats_of(held, n, on_gpu, g);
+out:
+    free(key);
+    free(fold);
+    free(held);
+    free(done);
+    return rc;
+}
+
 int cmd_calibrate(struct cli *c, int argc, char **argv)
 {
     static const struct cli_opt opts[] = {
@@ -86,13 +160,15 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
         { OPT_OUT, "out", 0, "FILE", "write the calibrated GPU entry as a catalog file", false },
         { OPT_MAP, "map", 0, "FILE", "name mapping (default: validation-map.json beside the catalog)", false },
         { OPT_HOLDOUT, "holdout", 0, NULL, "fit on every other row, report the error on the rest", false },
+        { OPT_CV, "cv", 0, "source", "predict each publication's rows with a fit to the others' (held out by source)",
+          false },
     };
     struct ctx x;
     memset(&x, 0, sizeof x);
     cli_setup_defaults(&x.s);
     char *pos[1];
     int npos = 0;
-    c->usage = "llmroof calibrate FILE.csv -g GPU [--out gpu.json] [--holdout]";
+    c->usage = "llmroof calibrate FILE.csv -g GPU [--out gpu.json] [--holdout | --cv source]";
     static const char *const outputs[] = { "out", NULL }; /* checked before the work */
     c->outputs = outputs;
     c->positionals = "calibrate takes one FILE.csv";
@@ -112,6 +188,8 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
         return rc;
     if (!x.s.gpu)
         return cli_usage_error(c, "option '--gpu' is required");
+    if (x.holdout && x.cv_source)
+        return cli_usage_error(c, "options '--holdout' and '--cv source' both set aside rows: give one");
     if ((rc = cli_catalog(c)))
         return rc;
     const struct llmroof_gpu *g = cli_gpu(c, x.s.gpu);
@@ -176,6 +254,13 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
             cases[i].mapped = true;
             val_predict(&cases[i], &fitted_gpu, NULL, NULL);
         }
+    size_t pubs = 0, lone = 0;
+    if (x.cv_source && (rc = cv_source(cases, n, rows, g, &test, &pubs, &lone))) {
+        free(held);
+        free(rows);
+        free(cases);
+        return cli_fail(c, &(struct llmroof_err){ LLMROOF_EINTERNAL, "out of memory" });
+    }
     if (x.holdout) {
         for (size_t i = 0; i < n; i++)
             if (!held[i] && cases[i].gpu == g)
@@ -216,7 +301,9 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
     bool fitted[4] = { fit.fitted_compute, fit.fitted_memory, fit.fitted_comm, fit.fitted_overhead };
     if (c->format == TABLE_TEXT || c->format == TABLE_MD)
         sbuf_printf(&c->out, "calibrate %s on %s: %ld row%s%s\n\n", g->id, file, fit.n, fit.n == 1 ? "" : "s",
-                    x.holdout ? " used for fitting (every other row held out)" : "");
+                    x.holdout     ? " used for fitting (every other row held out)"
+                    : x.cv_source ? ", each publication's also predicted by a fit without its rows"
+                                  : "");
     else if (c->format == TABLE_JSON) {
         /* what the text header says, so an archived answer names its GPU and rows (a review) */
         struct rjdoc *d = cli_json(c);
@@ -224,6 +311,7 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
         rjdoc_str(d, "file", cli_input_name(file));
         rjdoc_num(d, "rows_fitted", (double)fit.n);
         rjdoc_bool(d, "holdout", x.holdout);
+        rjdoc_str(d, "cv", x.cv_source ? "source" : NULL); /* null: no fold by publication */
     }
     struct table t;
     table_init(&t, "");
@@ -258,7 +346,7 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
     table_num(&t, 100 * pre.bias);
     table_num(&t, 100 * train.bias);
     table_str(&t, "median of predicted / measured time - 1 (rates inverted; negative: too fast)");
-    if (x.holdout) {
+    if (x.holdout || x.cv_source) {
         table_row(&t);
         table_str(&t, "held_out_median_abs_error_pct");
         table_empty(&t);
@@ -267,8 +355,19 @@ int cmd_calibrate(struct cli *c, int argc, char **argv)
             table_num(&t, 100 * test.median_abs);
         else
             table_empty(&t);
-        char buf[64];
-        snprintf(buf, sizeof buf, "%ld held-out row%s", test.n, test.n == 1 ? "" : "s");
+        char buf[160];
+        if (x.cv_source)
+        {
+            int w = snprintf(buf, sizeof buf, "%ld row%s held out by publication (%zu publication%s", test.n,
+                             test.n == 1 ? "" : "s", pubs, pubs == 1 ? "" : "s");
+            if (lone && w > 0 && (size_t)w < sizeof buf)
+                w += snprintf(buf + w, sizeof buf - (size_t)w, "; %zu row%s not predicted: the GPU's only publication",
+                              lone, lone == 1 ? "" : "s");
+            if (w > 0 && (size_t)w < sizeof buf)
+                snprintf(buf + w, sizeof buf - (size_t)w, ")");
+        }
+        else
+            snprintf(buf, sizeof buf, "%ld held-out row%s", test.n, test.n == 1 ? "" : "s");
         table_str(&t, buf);
     }
     cli_table(c, "parameters", &t);

@@ -117,7 +117,7 @@ void rjdoc_table(struct rjdoc *d, const char *key, const struct table *t)
 
 void rjdoc_str(struct rjdoc *d, const char *key, const char *value)
 {
-    if (d && d->root && !rj_str(d->root, key, value)) {
+    if (d && d->root && !(value ? rj_str(d->root, key, value) : rj_null(d->root, key))) {
         cJSON_Delete(d->root);
         d->root = NULL;
     }

@@ -26,7 +26,7 @@
 struct rjdoc;
 struct rjdoc *rjdoc_new(const char *schema);
 void rjdoc_table(struct rjdoc *d, const char *key, const struct table *t);
-void rjdoc_str(struct rjdoc *d, const char *key, const char *value);
+void rjdoc_str(struct rjdoc *d, const char *key, const char *value); /* NULL: JSON null */
 void rjdoc_num(struct rjdoc *d, const char *key, double value);
 void rjdoc_bool(struct rjdoc *d, const char *key, bool value);
 /* check --format json: one entry of the "drifts" array per drifted field of a baseline row

@@ -23,6 +23,8 @@ offers() { # offers "WORDS..." EXPECTED: completes the last word
     fi
 }
 offers "llmroof rep" report
+offers "llmroof validate x.csv --cv g" gpu
+offers "llmroof calibrate x.csv --cv s" source
 offers "llmroof he" help
 offers "llmroof help si" simulate
 offers "llmroof " sweep
