@@ -400,7 +400,11 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
             if (e.shard.attn_dp > 1)
                 step = estimate_busiest_seqs(step, e.shard.attn_dp);
             sbuf_printf(&c->out, "; CUDA graphs up to %s%.0f%s%s", tok ? "" : "batch ", setup.eff.graph_max,
-                        tok ? " tokens" : "", step > setup.eff.graph_max ? " (this batch's decode runs eager)" : "");
+                        tok ? " tokens" : "",
+                        step > setup.eff.graph_max ? " (this batch's decode runs eager)"
+                        : !tok && !roofline_graph_has_batch(&setup.eff, step)
+                            ? " (no graph of this batch size: its decode runs eager)"
+                            : "");
         }
         /* the engine's per-sequence CPU work each step (roofline_cpu_step_s): what grows with the batch */
         if (setup.eff.cpu_seq_s + setup.eff.worker_seq_s > 0 || setup.eff.cpu_output_s > 0)

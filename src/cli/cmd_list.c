@@ -121,9 +121,11 @@ int cmd_list(struct cli *c, int argc, char **argv)
                 table_num(&t, e->launch_mla_s * 1e6);
             else
                 table_empty(&t);
-            char gr[48] = "";
+            char gr[64] = "";
             if (e->graph_piecewise)
                 snprintf(gr, sizeof gr, "piecewise<=%ld", e->graph_max_batch);
+            else if (e->graph_max_batch > 0 && e->graph_every_batch_to > 0)
+                snprintf(gr, sizeof gr, "decode<=%ld,2^k<=%ld", e->graph_every_batch_to, e->graph_max_batch);
             else if (e->graph_max_batch > 0)
                 snprintf(gr, sizeof gr, "decode<=%ld", e->graph_max_batch);
             else if (e->cuda_graphs)

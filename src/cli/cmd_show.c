@@ -277,19 +277,26 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
     kvn(t, "collective_latency", "%.2f", e->collective_latency_s * 1e6, "us added to each collective");
     kvb(t, "custom_allreduce", e->custom_allreduce, "one-shot/two-shot all-reduce kernels on NVLink/xGMI");
     /* which steps replay a graph (docs/model.md "CUDA-graph coverage"), as list engines' column */
-    char cov[96];
+    char cov[160];
     if (!e->cuda_graphs)
         snprintf(cov, sizeof cov, "no step: every kernel launched from the CPU");
     else if (e->graph_max_batch <= 0)
         snprintf(cov, sizeof cov, "every step replays a graph");
     else if (e->graph_piecewise)
         snprintf(cov, sizeof cov, "steps of up to %ld tokens, attention launched between the pieces", e->graph_max_batch);
+    else if (e->graph_every_batch_to > 0)
+        snprintf(cov, sizeof cov, "decode-only steps of every batch up to %ld sequences, then powers of two to %ld "
+                                  "(no padding: a batch between them runs eager)",
+                 e->graph_every_batch_to, e->graph_max_batch);
     else
         snprintf(cov, sizeof cov, "decode-only steps of up to %ld sequences", e->graph_max_batch);
     kvb(t, "cuda_graphs", e->cuda_graphs, cov);
     if (e->graph_max_batch > 0) {
         kvn(t, "graph_max_batch", "%.0f", (double)e->graph_max_batch, e->graph_piecewise ? "tokens" : "sequences");
         kvb(t, "graph_piecewise", e->graph_piecewise, "");
+        if (e->graph_every_batch_to > 0)
+            kvn(t, "graph_every_batch_to", "%.0f", (double)e->graph_every_batch_to,
+                "sequences: every batch to it has a graph; above it the powers of two and graph_max_batch");
     }
     const bool all_graphed = e->cuda_graphs && e->graph_max_batch <= 0;
     kvn(t, "launch", "%.1f", all_graphed ? 0.0 : (e->launch_s > 0 ? e->launch_s : 4e-6) * 1e6,

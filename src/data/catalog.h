@@ -285,6 +285,12 @@ struct llmroof_engine {
     bool graph_piecewise;             /* piecewise graphs (vLLM V1): prefill and mixed steps up to
                                          graph_max_batch tokens replay too, attention launched between
                                          the pieces (needs graph_max_batch) */
+    long graph_every_batch_to;        /* graphs captured for exact batch sizes, no padding (TensorRT-LLM's
+                                         PyTorch backend, CudaGraphConfig enable_padding false): every
+                                         decode batch up to this many sequences, above it only the powers
+                                         of two and graph_max_batch itself; a batch between them runs
+                                         eager. 0 = the batch pads up to the next graph (every batch up
+                                         to graph_max_batch replays) */
     double launch_s;                  /* CPU time to launch one kernel in a step no graph replays, s
                                          [0, 50 us]; 0 = 4 us */
     double launch_mla_s;              /* the same for a model with MLA attention (DeepSeek-V2/V3/R1, Kimi-K2),

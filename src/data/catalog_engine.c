@@ -265,7 +265,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
                                           "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "spec_draft_graph", "spec_methods", "pd_decode_first_token", "pd_decode_resample", "pd_decode_prealloc", "pd_kv_full_window", "max_concurrent_requests", "pd_decode_reserve_tokens", "disaggregation", "tp_step_overhead_s",
                                           "prefix_cache", "gpu_memory_tiers",
-                                          "graph_max_batch", "graph_piecewise", "dp_rank_scheduler", "prompt_within_budget", "dp_attention", "expert_parallel", "moe_tp_shared_local", "moe_gemv", "dp_lm_head_split", "spec_state_per_token", "ssm_state_fp32", "cuda_only", "kv_heads_per_read", "ray_workers", "ray_output_token_s",
+                                          "graph_max_batch", "graph_piecewise", "graph_every_batch_to", "dp_rank_scheduler", "prompt_within_budget", "dp_attention", "expert_parallel", "moe_tp_shared_local", "moe_gemv", "dp_lm_head_split", "spec_state_per_token", "ssm_state_fp32", "cuda_only", "kv_heads_per_read", "ray_workers", "ray_output_token_s",
                                           "varlen_fa2_archs", "fa2_archs", "moe_triton_archs", "dsa_prefill_pad_archs", "source", NULL };
     static const char *const admissions[] = { "optimistic", "no-evict", "reserve", "wait", NULL };
     int rc;
@@ -459,7 +459,8 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
      * captured, up to the 65536 sequences the engines' flags accept (vLLM V0 256, SGLang 160,
      * vLLM V1 512 tokens); only an engine with graphs has one */
     if ((rc = json_get_long(c, e, "graph_max_batch", false, 1, 65536, &g->graph_max_batch, NULL)) ||
-        (rc = json_get_bool(c, e, "graph_piecewise", false, &g->graph_piecewise)))
+        (rc = json_get_bool(c, e, "graph_piecewise", false, &g->graph_piecewise)) ||
+        (rc = json_get_long(c, e, "graph_every_batch_to", false, 1, 65536, &g->graph_every_batch_to, NULL)))
         return rc;
     /* the GPU architectures where the engine's attention is FlashAttention-2's, as one varlen call
      * over the step (vLLM V1's FLASH_ATTN backend without FA3) or as its kernels (vLLM V0's):
@@ -481,6 +482,12 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
     if (g->graph_piecewise && g->graph_max_batch == 0)
         return json_ferr(c, "graph_piecewise", "needs \"graph_max_batch\" (the largest step, in tokens, that the "
                                                "piecewise graphs were captured for)");
+    if (g->graph_every_batch_to > 0 && (g->graph_max_batch == 0 || g->graph_piecewise))
+        return json_ferr(c, "graph_every_batch_to", "needs \"graph_max_batch\" of decode-only graphs (not "
+                                                    "piecewise): the exact sizes are decode batches up to it");
+    if (g->graph_every_batch_to > g->graph_max_batch && g->graph_max_batch > 0)
+        return json_ferr(c, "graph_every_batch_to", "%ld is above \"graph_max_batch\" %ld",
+                         g->graph_every_batch_to, g->graph_max_batch);
     /* absent: FlashAttention-2-class */
     int fam = LLMROOF_ATTN_FLASH2;
     if ((rc = json_get_choice(c, e, "attention_kernel", "attention_kernel", attn_kernel_names, LLMROOF_ATTN_FLASH2,

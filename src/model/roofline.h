@@ -39,6 +39,9 @@ struct llmroof_effs {
                              graph_piecewise any step's tokens; 0 = every step */
     bool graph_piecewise; /* prefill and mixed steps within graph_max replay too, their attention
                              operators launched between the pieces (vLLM V1) */
+    double graph_every;   /* graphs of exact sizes: every decode batch up to this, above it the powers
+                             of two and graph_max alone (engine graph_every_batch_to); 0 = any batch
+                             up to graph_max (padded up to a captured size) */
     double graph_decode_new; /* new tokens per sequence up to which a step is decode-type: 1, or the
                              positions per sequence of a verification pass the engine captures
                              (speculative decoding; set by the simulator); 0 = 1 */
@@ -220,6 +223,10 @@ struct llmroof_effs roofline_effs_engine(const struct llmroof_gpu *g, const stru
  * states one (SGLang's cuda_graph_max_bs by GPU memory and TP), else the profile's graph_max_batch;
  * 0 (every step) without graphs or a limit. */
 double roofline_graph_max(const struct llmroof_engine *en, const struct llmroof_gpu *g, int tp);
+/* Whether a decode step of seqs sequences (at most graph_max) has a graph: always, unless the
+ * engine captures exact sizes (graph_every > 0): every batch up to graph_every, then the powers of
+ * two and graph_max (TensorRT-LLM's PyTorch backend: 1-32, 64, 128 by default) */
+bool roofline_graph_has_batch(const struct llmroof_effs *eff, double seqs);
 /* roofline_effs for an instance of tp GPUs: the engine's graph limit on this GPU at this TP
  * (roofline_graph_max) in place of the profile's, as the engine sets it up there. estimate,
  * simulate's instances and pools and plan take their efficiencies from here, so they replay the
@@ -259,9 +266,11 @@ struct llmroof_phase {
     double hidden_s;     /* all-to-all time hidden under compute (two-batch overlap), in no total */
     enum llmroof_bound bound; /* category with the largest bound_s */
 };
-/* The phase's bound as reported: "cpu" where the GPU's wait for an eager step's kernel launches
- * exceeds each of its compute, memory and communication terms, else bound_name(p->bound) (a
- * reviewer read "memory" on a prefill two thirds CPU wait). */
+/* The phase's bound as reported: "cpu" where an eager step's kernel launches outlast its GPU work
+ * (the GPU waits for them: cpu_wait_s > 0) and each of its compute, memory and communication
+ * terms, else bound_name(p->bound) (a reviewer read "memory" on a prefill two thirds CPU wait;
+ * another on one whose launches took 8.1 ms against 6.7 ms of GPU work, the wait below its memory
+ * time). */
 const char *roofline_phase_bound_name(const struct llmroof_phase *p);
 
 

@@ -430,6 +430,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         add_positive(o, "graph_max_batch", (double)e[i].graph_max_batch);
         if (e[i].graph_piecewise)
             rj_bool(o, "graph_piecewise", true);
+        add_positive(o, "graph_every_batch_to", (double)e[i].graph_every_batch_to);
         rj_bool(o, "custom_allreduce", e[i].custom_allreduce);
         rj_bool(o, "first_token_decode", e[i].first_token_decode);
         rj_bool(o, "kv_per_query_head", e[i].kv_per_query_head);

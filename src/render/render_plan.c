@@ -220,7 +220,7 @@ static void render_launch(const struct plan_input *in, const struct plan_result 
      * "--max-num-batched-tokens 256" per DP rank of DeepSeek-R1 on B200s as a recommendation) */
     if (!in->eff.engine)
         sbuf_printf(out, "no -e: these commands carry the batch limits of the generic engine this plan simulated; "
-                         "-e vllm, -e sglang or -e tensorrt-llm plans with that engine's own defaults\n%s",
+                         "-e vllm, -e sglang or -e tensorrt-llm-pytorch plans with that engine's own defaults\n%s",
                     f == TABLE_MD ? "\n" : "");
     for (int i = 0; i < ls.n; i++) {
         const struct launch_cmd *c = &ls.c[i];

@@ -26,9 +26,10 @@
  *     DeepSeek guide says not to pass --quantization fp8 for it, and both engines read its
  *     quantization_config.
  *   TensorRT-LLM trtllm-serve (tensorrt_llm/commands/serve.py, 1.x): --tp_size, --pp_size,
- *     --ep_size, --max_batch_size, --max_num_tokens, --backend {pytorch (default), tensorrt};
- *     attention DP, the KV-cache dtype and the disaggregated KV transfer are keys of the --config
- *     YAML file, not flags.
+ *     --ep_size, --max_batch_size, --max_num_tokens, --backend {pytorch (default), tensorrt} (0.x:
+ *     TensorRT engines, no tensorrt choice); attention DP, chunked prefill, the KV-cache dtype and
+ *     the disaggregated KV transfer are keys of the --extra_llm_api_options YAML file (--config
+ *     is a later alias), not flags.
  * Speculative decoding (--spec), on every role (a disaggregated prefill instance runs the drafter
  * over the prompts and sends its cache: both sides must load the same speculative config,
  * vllm-project/vllm#49230; SGLang's prefill and decode servers both take --speculative-*,
@@ -41,7 +42,7 @@
  *     NEXTN, the model's own MTP layers, needs no draft path), --speculative-draft-model-path,
  *     --speculative-num-steps, --speculative-eagle-topk, --speculative-num-draft-tokens
  *     (docs.sglang.io "Speculative Decoding"); no Medusa (a note).
- *   TensorRT-LLM: 'speculative_config' in the --config YAML file, decoding_type Eagle, Eagle3, MTP,
+ *   TensorRT-LLM: 'speculative_config' in the --extra_llm_api_options YAML file, decoding_type Eagle, Eagle3, MTP,
  *     DraftTarget or Medusa with max_draft_len (tensorrt_llm/llmapi/llm_args.py); no flag (a note). */
 #include "serve/launch.h"
 #include "model/ckpt.h"
@@ -407,11 +408,13 @@ static void trtllm(const struct plan_input *in, const struct limits *lim, const 
     char *b = c->cmd, *nt = c->note;
     size_t bn = sizeof c->cmd, nn = sizeof c->note;
     add(b, bn, "trtllm-serve %s", model);
-    /* 1.x serves the PyTorch backend unless told otherwise (serve.py --backend, default pytorch):
-     * the tensorrt-llm profile is the TensorRT engines under the C++ runtime, so its line asks for
-     * them; tensorrt-llm-pytorch's takes the default */
+    /* 1.x serves the PyTorch backend unless told otherwise (serve.py --backend, default pytorch),
+     * 0.x the TensorRT engines (its --backend took only pytorch): the tensorrt-llm profile (0.7-0.21,
+     * TensorRT engines) gets the line 0.x runs and a note for 1.x; tensorrt-llm-pytorch's line is
+     * 1.x's default (a review: --backend tensorrt on the line had failed under 0.20) */
     if (in->eff.engine && strcmp(in->eff.engine->id, "tensorrt-llm") == 0)
-        add(b, bn, " --backend %s", "tensorrt");
+        add(nt, nn, "the profile is the TensorRT engines: under TensorRT-LLM 1.x, whose default is the PyTorch "
+                    "backend, add --backend tensorrt; ");
     long width = shape_width(s);
     add(b, bn, " --tp_size %ld", width);
     if (s.pp > 1)
@@ -426,12 +429,20 @@ static void trtllm(const struct plan_input *in, const struct limits *lim, const 
     add(b, bn, " --max_batch_size %ld", lim->rank_seqs);
     add(b, bn, " --max_num_tokens %ld", lim->rank_tokens);
     if (s.dp > 1) {
-        add(nt, nn, "attention data parallelism is 'enable_attention_dp: true' in a --config YAML file (no flag); ");
+        add(nt, nn, "attention data parallelism is 'enable_attention_dp: true' in the --extra_llm_api_options YAML "
+                    "file (no flag); ");
         add(nt, nn, "--max_batch_size and --max_num_tokens are per attention data-parallel rank (the instance's %ld "
                     "sequences and %ld tokens over %ld ranks); ", lim->seqs, lim->tokens, (long)s.dp);
     }
+    /* TensorRT-LLM prefills whole prompts by default (enable_chunked_prefill False), refusing one
+     * above --max_num_tokens: a plan that chunked them (the generic profile, or a chunking option)
+     * says so (a review: a line with --max_num_tokens 2048 for 8,192-token prompts) */
+    if (lim->chunked)
+        add(nt, nn, "the plan chunks prompts: 'enable_chunked_prefill: true' in the --extra_llm_api_options YAML "
+                    "file (no flag); ");
     if (in->dt.kv != LLMROOF_FP16 && in->dt.kv != LLMROOF_BF16)
-        add(nt, nn, "the KV-cache dtype (%s) is 'kv_cache_config: {dtype: ...}' in a --config YAML file (no flag); ",
+        add(nt, nn, "the KV-cache dtype (%s) is 'kv_cache_config: {dtype: ...}' in the --extra_llm_api_options YAML "
+                    "file (no flag); ",
             dtype_name(in->dt.kv));
     if (in->dt.weight != LLMROOF_FP16 && in->dt.weight != LLMROOF_BF16 && !fp8_checkpoint(in)) /* the model's own: nothing to say */
         add(nt, nn, "%s weights: serve a checkpoint quantized to it (no quantization flag); ", dtype_name(in->dt.weight));
@@ -439,13 +450,13 @@ static void trtllm(const struct plan_input *in, const struct limits *lim, const 
         static const char *const types[] = { [SIM_SPEC_EAGLE] = "Eagle", [SIM_SPEC_EAGLE3] = "Eagle3",
                                              [SIM_SPEC_MTP] = "MTP", [SIM_SPEC_MEDUSA] = "Medusa",
                                              [SIM_SPEC_DRAFT] = "DraftTarget" };
-        add(nt, nn, "speculative decoding is 'speculative_config: {decoding_type: %s, max_draft_len: %d, ...}' in a "
-                    "--config YAML file (no flag); ",
+        add(nt, nn, "speculative decoding is 'speculative_config: {decoding_type: %s, max_draft_len: %d, ...}' in the "
+                    "--extra_llm_api_options YAML file (no flag); ",
             types[in->sim.spec.kind], in->sim.spec.k);
     }
     if (strcmp(role, "serve") != 0)
-        add(nt, nn, "disaggregated: the KV transfer is 'cache_transceiver_config' in the --config YAML file, and "
-                    "'trtllm-serve disaggregated -c FILE' routes between the pools; ");
+        add(nt, nn, "disaggregated: the KV transfer is 'cache_transceiver_config' in the --extra_llm_api_options "
+                    "YAML file, and 'trtllm-serve disaggregated -c FILE' routes between the pools; ");
 }
 
 static void finish_note(char *note)
@@ -461,9 +472,9 @@ int launch_engine_family(const struct llmroof_engine *en)
         return LAUNCH_ALL;
     /* the profiles of the releases whose flags the commands use (the versions at the top of this
      * file): vLLM V1 (vllm, vllm-0.8: 0.8 on), SGLang from 0.4 (sglang), TensorRT-LLM's trtllm-serve
-     * (tensorrt-llm with --backend tensorrt, whose late releases have it, and tensorrt-llm-pytorch,
-     * 1.x's default). An older release's profile (vllm-0.2 to 0.6, sglang-0.3, tensorrt-llm-early,
-     * nemo-trtllm) would get flags it never had. */
+     * (tensorrt-llm, whose late releases have it, and tensorrt-llm-pytorch, 1.x's default). An older
+     * release's profile (vllm-0.2 to 0.6, sglang-0.3, tensorrt-llm-early, nemo-trtllm) would get
+     * flags it never had. */
     if (strcmp(en->id, "vllm") == 0 || strcmp(en->id, "vllm-0.8") == 0)
         return LAUNCH_VLLM;
     if (strcmp(en->id, "sglang") == 0)

@@ -536,6 +536,15 @@ static void engine_memory_tiers_and_prefix_cache_are_checked(void **state)
         /* a graph limit without graphs (this entry has none) */
         { "\"gpu_memory_tiers\": [{\"below_MiB\": 25000, \"graph_max_batch\": 8}]",
           "'gpu_memory_tiers[0]' states graph_max_batch, which needs \"cuda_graphs\": true" },
+        /* exact graph sizes need decode-only graphs up to a limit, and lie below it */
+        { "\"cuda_graphs\": true, \"graph_every_batch_to\": 32",
+          "'graph_every_batch_to' needs \"graph_max_batch\" of decode-only graphs" },
+        { "\"cuda_graphs\": true, \"graph_max_batch\": 512, \"graph_piecewise\": true, \"graph_every_batch_to\": 32",
+          "'graph_every_batch_to' needs \"graph_max_batch\" of decode-only graphs" },
+        { "\"cuda_graphs\": true, \"graph_max_batch\": 16, \"graph_every_batch_to\": 32",
+          "'graph_every_batch_to' 32 is above \"graph_max_batch\" 16" },
+        { "\"cuda_graphs\": true, \"graph_max_batch\": 128, \"graph_every_batch_to\": 0",
+          "graph_every_batch_to" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
         expect_engine_refused(bad[i][0], bad[i][1], true);

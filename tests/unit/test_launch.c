@@ -118,13 +118,23 @@ static void dp_attention_splits_vllm_limits_and_notes_trtllm_yaml(void **state)
     t = find(&s, "trtllm", "serve");
     assert_string_equal(t->cmd, "trtllm-serve Qwen/Qwen3-235B-A22B --tp_size 4 --max_batch_size 2048 --max_num_tokens 8192");
     assert_null(strstr(t->note, "per attention"));
-    /* the tensorrt-llm profile is the TensorRT engines: 1.x's trtllm-serve runs the PyTorch
-     * backend unless told, so its line asks for the one it simulated */
+    assert_null(strstr(t->note, "--backend"));
+    /* the tensorrt-llm profile is the TensorRT engines: the line is the one 0.x runs (its
+     * --backend took only pytorch), and a note says that 1.x, whose default is the PyTorch
+     * backend, needs --backend tensorrt */
     in.eff.engine = catalog_find_engine(&cat, "tensorrt-llm");
     launch_build(&in, &o, &s);
     t = find(&s, "trtllm", "serve");
-    assert_string_equal(t->cmd, "trtllm-serve Qwen/Qwen3-235B-A22B --backend tensorrt --tp_size 4 --max_batch_size 2048 "
-                                "--max_num_tokens 8192");
+    assert_string_equal(t->cmd, "trtllm-serve Qwen/Qwen3-235B-A22B --tp_size 4 --max_batch_size 2048 --max_num_tokens 8192");
+    assert_non_null(strstr(t->note, "under TensorRT-LLM 1.x, whose default is the PyTorch backend, add --backend tensorrt"));
+    /* neither profile chunks prompts; a plan that did (the generic profile's chunked prefill)
+     * says how TensorRT-LLM is told, which prefills whole prompts by default */
+    assert_null(strstr(t->note, "enable_chunked_prefill"));
+    in.eff.engine = NULL;
+    in.sim.chunked_prefill = true;
+    launch_build(&in, &o, &s);
+    t = find(&s, "trtllm", "serve");
+    assert_non_null(strstr(t->note, "'enable_chunked_prefill: true' in the --extra_llm_api_options YAML file"));
     catalog_free(&cat);
 }
 

@@ -491,13 +491,31 @@ static void vllm_v0_graphs_cover_decode_up_to_256(void **state)
     catalog_free(&cat);
 }
 
+/* The bound a phase reports: "cpu" when its launches set its time. A 128-token prompt launched for
+ * 8.1 ms against 2.57 ms of compute and 5.73 ms of memory time that overlap to 6.71 ms of GPU
+ * work: the GPU waits 8.10 - 6.71 = 1.39 ms, and the step takes the launches' 8.1 ms: "cpu",
+ * though the wait alone is below the memory time. Launches of 6.0 ms under the same work: no wait,
+ * the memory-bound kernels set the time: "memory". */
+static void a_phase_whose_launches_set_its_time_is_cpu_bound(void **state)
+{
+    (void)state;
+    struct llmroof_phase p = { .compute_s = 2.57e-3, .memory_s = 5.73e-3, .launch_s = 8.1e-3, .cpu_wait_s = 1.39e-3,
+                               .bound = LLMROOF_BOUND_MEMORY };
+    assert_string_equal(roofline_phase_bound_name(&p), "cpu");
+    p.launch_s = 6.0e-3;
+    p.cpu_wait_s = 0.0;
+    assert_string_equal(roofline_phase_bound_name(&p), "memory");
+}
+
 /* TensorRT-LLM's two runtimes on the same step (docs/model.md "CUDA-graph coverage"): the
  * TensorRT engines' C++ runtime launches every step's kernels at 4 us, no graphs; 1.x's PyTorch
  * backend dispatches them from Python at 25 us but replays iterations without a context request
- * from CUDA graphs captured to batch 128. Llama-3.1-8B on an H100 (the reference host) at TP 1,
- * 324 kernels a step (as vllm_v0_graphs_cover_decode_up_to_256):
- *   decode of 128:  C++ 324 x 4 us = 1.296 ms; PyTorch 0 (a graph)
- *   decode of 129:  C++ 1.296 ms;              PyTorch 324 x 25 us = 8.1 ms (no graph that large)
+ * from CUDA graphs of exact batch sizes, 1-32, 64 and 128, without padding (CudaGraphConfig's
+ * defaults). Llama-3.1-8B on an H100 (the reference host) at TP 1, 324 kernels a step (as
+ * vllm_v0_graphs_cover_decode_up_to_256):
+ *   decode of 128, 64 or 32: C++ 324 x 4 us = 1.296 ms; PyTorch 0 (a graph of that size)
+ *   decode of 33, 65 or 100: C++ 1.296 ms; PyTorch 324 x 25 us = 8.1 ms (no graph of that size)
+ *   decode of 129:  C++ 1.296 ms;              PyTorch 8.1 ms (no graph that large)
  *   a 128-token prompt: C++ 1.296 ms;          PyTorch 8.1 ms (context iterations run eager) */
 static void trtllm_pytorch_backend_runs_context_steps_eager(void **state)
 {
@@ -509,6 +527,7 @@ static void trtllm_pytorch_backend_runs_context_steps_eager(void **state)
     assert_false(cpp->cuda_graphs);
     assert_true(pt->cuda_graphs);
     assert_int_equal(pt->graph_max_batch, 128);
+    assert_int_equal(pt->graph_every_batch_to, 32);
     assert_false(pt->graph_piecewise);
     struct llmroof_setup s = { 0 };
     s.model = model(&cat, "llama-3.1-8b");
@@ -518,13 +537,12 @@ static void trtllm_pytorch_backend_runs_context_steps_eager(void **state)
     struct llmroof_shard sh;
     struct llmroof_err err = { 0 };
     assert_int_equal(ops_shard(s.model, 1, &sh, &err), 0);
-    const double seqs[] = { 128, 129, 1 };
-    const double news[] = { 1, 1, 128 };
-    const double want_cpp[] = { 1.296e-3, 1.296e-3, 1.296e-3 };
-    const double want_pt[] = { 0.0, 8.1e-3, 8.1e-3 };
+    const double seqs[] = { 128, 64, 32, 33, 65, 100, 129, 1 };
+    const double news[] = { 1, 1, 1, 1, 1, 1, 1, 128 };
+    const double want_pt[] = { 0.0, 0.0, 0.0, 8.1e-3, 8.1e-3, 8.1e-3, 8.1e-3, 8.1e-3 };
     for (int k = 0; k < 2; k++) {
         s.eff = roofline_effs_engine(s.gpu, k ? pt : cpp, NULL);
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 8; i++) {
             struct llmroof_batch b = { 0 };
             for (int j = 0; j < (int)seqs[i]; j++)
                 batch_add(&b, news[i], news[i] > 1 ? 0.0 : 1000.0, OPS_FEW_GENERIC);
@@ -532,7 +550,7 @@ static void trtllm_pytorch_backend_runs_context_steps_eager(void **state)
             struct llmroof_phase p;
             ops_build(s.model, &sh, &s.dt, &b, &o);
             roofline_eval(s.gpu, s.dt.act, &s.eff, 1, &o, &p);
-            assert_rel_close(p.launch_s, k ? want_pt[i] : want_cpp[i], 1e-9);
+            assert_rel_close(p.launch_s, k ? want_pt[i] : 1.296e-3, 1e-9);
         }
     }
     catalog_free(&cat);
@@ -873,6 +891,7 @@ int main(void)
         cmocka_unit_test(graph_coverage_decides_the_launch_wait),
         cmocka_unit_test(vllm_v0_graphs_cover_decode_up_to_256),
         cmocka_unit_test(trtllm_pytorch_backend_runs_context_steps_eager),
+        cmocka_unit_test(a_phase_whose_launches_set_its_time_is_cpu_bound),
         cmocka_unit_test(engine_use_ray_pays_the_remote_call_at_tp_1),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
