@@ -158,6 +158,12 @@ void sim_engine_mem_opts(const struct llmroof_engine *en, const struct llmroof_s
         mo->reserve_bytes = sc.mem.reserve_bytes;
     mo->util_of_free = sc.mem.util_of_free;
     mo->kv_copy = sc.mem.kv_copy;
+    /* a profile's own KV block (TensorRT-LLM's PyTorch backend 32 tokens, DeepSpeed-MII 64): the
+     * pool in whole blocks, as simulate allocates it, unless --block-size set one (a review: memory
+     * had counted tokens beside simulate's blocks). Profiles that state none keep memory's tokens:
+     * some are not paged (calm, llama.cpp, HF generate), where simulate's default 16 is its own */
+    if (mo->block_size <= 1 && en->kv_block_tokens > 0)
+        mo->block_size = en->kv_block_tokens;
     mo->spec_state_per_token = sc.mem.spec_state_per_token;
     if (!keep_budget)
         mo->max_batched_tokens = (double)sc.max_batched_tokens;
