@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "cli/cli_spec.h"
+#include "serve/launch.h"
 #include "model/kernel.h"
 #include "model/ckpt.h"
 #include "model/arch.h"
@@ -518,6 +519,27 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                         e.spec.topk > 1 ? " (the tree's upper bound: every candidate rank accepted at the acceptance; "
                                           "measured acceptance falls with rank)" : "",
                         e.step_s * 1e3, e.decode.time_s * 1e3, e.draft.time_s * 1e3, e.tokens_per_step, pre);
+        }
+        /* the busiest EP rank's routed assignments over the mean, which set the step: uniform
+         * routing's expected largest at this batch unless --ep-imbalance gives a measured skew (a
+         * review: at small batches the default's skew, never shown, exceeded an explicit 1.5, so
+         * stating DeepSeek's measured 1.1-1.3 read faster than saying nothing) */
+        if (e.shard.ep > 1 && arch_moe_layers(m) > 0 && e.prefill_ops.ep_busy > 0) {
+            sbuf_printf(&c->out, "note: EP %d: the busiest rank holds %.2fx the mean routed assignments in the prefill",
+                        e.shard.ep, e.prefill_ops.ep_busy);
+            if (req.output > 1 && e.decode_ops.ep_busy > 0)
+                sbuf_printf(&c->out, ", %.2fx in a decode step", e.decode_ops.ep_busy);
+            sbuf_append(&c->out, e.shard.ep_imbalance >= 1.0 ? " (--ep-imbalance)\n"
+                                                            : " (uniform routing's expected largest at this batch; "
+                                                              "--ep-imbalance F sets a measured skew)\n");
+            /* DeepEP's dispatch and combine are what the all-to-all costs; where they do not run
+             * (AMD, Ampere, PCIe) the engines take their default expert path (plan's launch note
+             * says the same; a review: estimate priced them on an MI300X unsaid) */
+            if (e.prefill_ops.op[LLMROOF_OP_ALL_TO_ALL].count > 0 && !launch_deepep_runs(g))
+                sbuf_printf(&c->out, "note: the all-to-all is costed as DeepEP's kernels, which need NVLink-joined "
+                                     "Hopper or Blackwell GPUs: on %s the engines run their default expert path "
+                                     "(all-gather or all-reduce), not costed apart\n",
+                            g->id);
         }
         /* the latent has no head axis to split: each TP rank of a replica holds all of it (at TP
          * 1 there is nothing to replicate; a reviewer read "each TP rank" at -t 1 --dp-attention) */

@@ -231,8 +231,15 @@ double comm_moe_fanout(double units, double topk, double groups, double topk_gro
         return units > 0.0 ? (units < 1.0 ? units : 1.0) : 0.0;
     double pool = units; /* the units the token's experts can sit on */
     if (groups > 1.0 && topk_groups > 0.0 && topk_groups < groups) {
+        /* every chosen group takes one of the picks (routing chose it for its best experts: the
+         * sum of its top two in DeepSeek-V3), where k covers them; the rest fall over the pool */
+        const bool each = topk >= topk_groups;
         if (units >= groups) {
             pool = topk_groups * units / groups;
+            if (each && pool > topk_groups)
+                return topk_groups + (pool - topk_groups) * (1.0 - pow(1.0 - 1.0 / pool, topk - topk_groups));
+            if (each)
+                return pool;
         } else {
             /* the chance that none of a unit's groups/units groups is among the chosen: drawn
              * without replacement, prod over i < topk_groups of (groups - per - i) / (groups - i) */
@@ -243,6 +250,8 @@ double comm_moe_fanout(double units, double topk, double groups, double topk_gro
                 none *= q > 0.0 ? q : 0.0;
             }
             pool = units * (1.0 - none);
+            if (each)
+                return pool; /* every unit that holds a chosen group is reached */
         }
     }
     if (pool <= 1.0)
@@ -250,8 +259,25 @@ double comm_moe_fanout(double units, double topk, double groups, double topk_gro
     return pool * (1.0 - pow(1.0 - 1.0 / pool, topk));
 }
 
+double comm_alltoall_node_factor(int ranks, int domain, double topk, double groups, double topk_groups,
+                                 double recv_factor)
+{
+    const double n = (double)ranks, g = (double)(domain < ranks ? domain : ranks);
+    if (!(recv_factor > 1.0) || g >= n || !(topk > 0))
+        return 1.0;
+    const double nodes = n / g;
+    const double P = comm_moe_fanout(n, topk, groups, topk_groups) / n;
+    const double Pn = comm_moe_fanout(nodes, topk, groups, topk_groups) / nodes;
+    if (!(P < 1.0) || !(Pn > 0.0))
+        return 1.0;
+    const double hot = recv_factor * P < 1.0 ? recv_factor * P : 1.0;
+    const double f = (1.0 - (1.0 - hot) * (1.0 - Pn) / (1.0 - P)) / Pn;
+    return f > 1.0 ? f : 1.0;
+}
+
 double comm_alltoall_nodes_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net, int ranks,
-                             int domain, double msg_bytes, double topk, double groups, double topk_groups)
+                             int domain, double msg_bytes, double topk, double groups, double topk_groups,
+                             double recv_factor)
 {
     if (ranks <= 1)
         return 0.0;
@@ -275,7 +301,15 @@ double comm_alltoall_nodes_s(const struct llmroof_link_model *intra, const struc
      * each, then NVLink forwards it once to each destination GPU */
     const double nodes = n / g;
     const double remote = (nodes - 1.0) * comm_moe_fanout(nodes, topk, groups, topk_groups) / nodes;
-    const double t_net = msg_bytes / topk * remote / (net->bw_Bps * net->eff);
+    /* a skewed GPU draws its extra tokens through its node's NICs only where no other GPU of the
+     * node would have (DeepEP's internode dispatch sends a token once per node, to the GPU of the
+     * sender's local rank, which forwards it over NVLink: csrc/kernels/internode.cu), so the
+     * network carries the mean message times the node's factor, not the GPU's (a review: F 1.5 at
+     * EP 16 over 2 nodes had added 38% to the network time, where a token reaches the other node
+     * 98.6% of the time already) */
+    const double rf = recv_factor > 1.0 ? recv_factor : 1.0;
+    const double t_net = msg_bytes / rf * comm_alltoall_node_factor(ranks, domain, topk, groups, topk_groups, rf) /
+                         topk * remote / (net->bw_Bps * net->eff);
     const double t_in = (g - 1.0) / g * xfer_s(intra, msg_bytes * per_gpu);
     return net->latency_s + (t_in > t_net ? t_in : t_net);
 }

@@ -122,19 +122,37 @@ double comm_alltoall_s(const struct llmroof_link_model *intra, const struct llmr
  * inside the node:
  *   latency + max((g-1)/g * f M / intra, M/k * remote nodes / net)
  * (deepseek-ai/DeepEP README: normal kernels forward from RDMA to NVLink; low-latency kernels,
- * comm_alltoall_s, send every copy to its GPU). Inside one domain: comm_alltoall_s of f M. */
+ * comm_alltoall_s, send every copy to its GPU). Inside one domain: comm_alltoall_s of f M.
+ * msg_bytes is the busiest GPU's: recv_factor (>= 1) times the mean, which NVLink forwards to it;
+ * the network carries the mean to its node, more only as far as the busy GPU brings tokens no
+ * other GPU of its node would have drawn there (comm_alltoall_node_factor). */
 double comm_alltoall_nodes_s(const struct llmroof_link_model *intra, const struct llmroof_link_model *net, int ranks,
-                             int domain, double msg_bytes, double topk, double groups, double topk_groups);
+                             int domain, double msg_bytes, double topk, double groups, double topk_groups,
+                             double recv_factor);
+/* The busiest GPU's node's inbound over the mean, where that GPU receives recv_factor times a
+ * GPU's mean: a token reaches a given GPU with P = fan-out / n and a given node with Pn (the
+ * fan-out over nodes); at the busy GPU P' = min(1, recv_factor P), and its node is missed only
+ * where that GPU and the node's others all are, (1 - P') (1 - Pn) / (1 - P) (taken independent):
+ *   factor = (1 - (1 - P') (1 - Pn) / (1 - P)) / Pn, at least 1.
+ * DeepSeek-V3 at EP 16 over 2 nodes (P = 5.25 / 16, Pn = 0.986), the busy GPU at 1.386 times the
+ * mean: 1.003. */
+double comm_alltoall_node_factor(int ranks, int domain, double topk, double groups, double topk_groups,
+                                 double recv_factor);
 
 /* Expected number of `units` (GPUs, or nodes) a token's `topk` experts land on, the experts laid
  * out in order over the units (vLLM's and SGLang's expert placement without a load balancer).
  * Plain top-k (groups <= 1 or topk_groups >= groups): k uniform picks, n (1 - (1 - 1/n)^k).
  * Group-limited routing (DeepSeek-V2/V3: the k experts come from the token's topk_groups best of
- * `groups` equal groups): with n >= groups a group spans n / groups units, so the picks fall on a
- * pool of P = topk_groups n / groups units, P (1 - (1 - 1/P)^k); with n < groups a unit holds
- * groups / n of them, and U = n (1 - C(groups - groups/n, topk_groups) / C(groups, topk_groups))
- * units hold a chosen group, U (1 - (1 - 1/U)^k). DeepSeek-V3 at EP 8: 4 (1 - 0.75^8) = 3.60
- * GPUs, not 5.25. */
+ * `groups` equal groups, a group scored by its best experts: DeepSeek-V3 sums its top two), so
+ * every chosen group holds at least one of the k (it was chosen for them), and the other
+ * k - topk_groups fall over the chosen groups' experts. With n >= groups a group spans u = n /
+ * groups units: the chosen groups' first picks land on G = topk_groups units, the rest on a pool
+ * of P = G u units, G + (P - G)(1 - (1 - 1/P)^(k - G)); with n < groups a unit holds groups / n
+ * of them, and every unit that holds a chosen group is reached: n (1 - C(groups - groups/n,
+ * topk_groups) / C(groups, topk_groups)). DeepSeek-V3 at EP 8: 4 GPUs, at EP 16 4 + 4 (1 -
+ * (7/8)^4) = 5.655 (a Monte Carlo of the top-2-sum rule with independent scores: 3.96 and 5.72;
+ * independent picks over the pool, as until session 72, gave 3.60 and 5.25), not the 5.25 and
+ * 6.98 of plain top-8. */
 double comm_moe_fanout(double units, double topk, double groups, double topk_groups);
 
 /* `boundaries` pipeline sends of msg_bytes between stages of `stage_gpus` GPUs each: a

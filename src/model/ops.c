@@ -703,6 +703,7 @@ void ops_set_all_to_all(const struct llmroof_model *m, const struct llmroof_shar
     out->a2a_topk = kk;
     out->a2a_groups = (double)m->moe_groups;
     out->a2a_topk_groups = (double)m->moe_topk_groups;
+    out->a2a_recv_factor = imb;
     out->a2a_overlap = false; /* ops_build_split sets it where the step splits in two */
 }
 

@@ -525,6 +525,8 @@ struct llmroof_oplist {
     unsigned block_fp8_ops;                 /* bit k: operator k's GEMMs are block-scaled fp8 (a block-fp8
                                                checkpoint served at its weights), timed at the GPU's
                                                gemm_block_fp8 share when they compute in fp8 */
+    double a2a_recv_factor;                 /* op[ALL_TO_ALL]: the busiest GPU's receive over the mean that
+                                               its message carries (ops_a2a_receive_factor); 1 = none */
     double a2a_lowp_save_bytes;             /* op[ALL_TO_ALL], per message: what an fp8 dispatch saves
                                                (1 + 4/128 bytes per element, not the 16-bit act's) when
                                                a block-fp8 checkpoint's experts run at lowp_dtype,

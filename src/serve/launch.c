@@ -69,7 +69,7 @@ struct shape {
  * NVLink intranode kernels; SGLang's DeepEP MoE path needs DeepGEMM, SM90/SM100): elsewhere the
  * engines' default expert path runs and a note says so (a reviewer: DeepEP flags on MI300X,
  * L40S and A100 rows would not start) */
-static bool deepep_runs(const struct llmroof_gpu *g)
+bool launch_deepep_runs(const struct llmroof_gpu *g)
 {
     if (!g || strncmp(g->arch, "sm", 2) != 0 || g->link != LLMROOF_LINK_NVLINK)
         return false;
@@ -265,7 +265,7 @@ static void vllm(const struct plan_input *in, const struct limits *lim, const ch
                           said the opposite (a reviewer's) */
             add(nt, nn, "without data parallelism vLLM's experts reduce over the TP group: an all-reduce, as costed "
                         "here, not DeepEP's all-to-all; ");
-        else if (!deepep_runs(s.gpu))
+        else if (!launch_deepep_runs(s.gpu))
             add(nt, nn, "DeepEP, whose all-to-all is costed here, runs on NVLink-joined Hopper and Blackwell GPUs only: "
                         "vLLM's default all-gather / reduce-scatter backend runs on %s; ", s.gpu ? s.gpu->id : "this GPU");
         else if (strcmp(in->eff.engine ? in->eff.engine->id : "", "vllm-0.8") == 0)
@@ -274,7 +274,7 @@ static void vllm(const struct plan_input *in, const struct limits *lim, const ch
                 backend);
         else
             add(b, bn, " --all2all-backend %s", backend);
-        if (s.dp > 1 && deepep_runs(s.gpu) && strcmp(role, "serve") == 0)
+        if (s.dp > 1 && launch_deepep_runs(s.gpu) && strcmp(role, "serve") == 0)
             add(nt, nn, "the all-to-all is costed with DeepEP's normal kernels for prefill steps and its low-latency "
                         "ones for decode steps; vLLM runs one --all2all-backend for every step (SGLang's "
                         "--deepep-mode auto switches); ");
@@ -339,7 +339,7 @@ static void sglang(const struct plan_input *in, const struct limits *lim, const 
         add(b, bn, " --ep-size %ld", (long)s.ep);
         add(nt, nn, "without data-parallel attention the experts reduce over the TP group: an all-reduce, as costed "
                     "here (SGLang's default --moe-a2a-backend none), not DeepEP's all-to-all; ");
-    } else if (s.ep > 1 && deepep_runs(s.gpu)) { /* the DeepEP all-to-all llmroof costs; the default backend all-reduces */
+    } else if (s.ep > 1 && launch_deepep_runs(s.gpu)) { /* the DeepEP all-to-all llmroof costs; the default backend all-reduces */
         add(b, bn, " --ep-size %ld --moe-a2a-backend deepep", (long)s.ep);
         /* its low-latency dispatch holds SGLANG_DEEPEP_NUM_MAX_DISPATCH_TOKENS_PER_RANK tokens a rank,
          * 128 by default (DeepEP's deep_ep.cpp asserts it): a rank's decode batch times its verified

@@ -32,6 +32,9 @@ struct launch_set {
  * it never had), none for any other profile (vllm-0.2, LMDeploy, TGI, llama.cpp, ...). */
 enum { LAUNCH_VLLM = 0, LAUNCH_SGLANG = 1, LAUNCH_TRTLLM = 2, LAUNCH_ALL = 3, LAUNCH_NONE = 4 };
 int launch_engine_family(const struct llmroof_engine *en);
+/* Whether DeepEP, the all-to-all llmroof costs for expert parallelism, runs on GPU g: NVIDIA
+ * Hopper or Blackwell joined by NVLink (its README: SM90, NVSHMEM; SGLang's path needs DeepGEMM) */
+bool launch_deepep_runs(const struct llmroof_gpu *g);
 
 /* Commands for option o of a plan made with in. A model without a HuggingFace repository id
  * in the catalog gets its catalog id as MODEL, and a note says so. */

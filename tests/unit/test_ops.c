@@ -297,25 +297,24 @@ static void all_to_all_moves_fp8_out_and_bf16_back_scaled_by_the_imbalance(void 
     assert_rel_close(o.experts_hit, 256.0 * (1.0 - pow(1.0 - 8.0 / 256.0, 96.0)) / 8.0, 1e-12);
     /* a prefill step runs the normal kernels, which send a token once per destination GPU. Under
      * DeepSeek-V3's group-limited routing (4 of 8 groups, one group per GPU at EP 8) a token
-     * reaches 4 (1 - 0.75^8) = 3.59955 of the 8 GPUs at the mean: P = 0.449944, as many as
-     * k' = ln(0.550056) / ln(0.875) = 4.47636 independent picks; the busiest receives
-     * 1 - (1 - F/8)^k' of the other GPUs' tokens. 8 x 512 prompt tokens = 512 per replica; mean
-     * message 512 x 8 x 7168 x 1.515625 = 44,498,944 bytes; at F 1.5: (1 - 0.8125^4.47636) /
-     * 0.449944 = 0.605266 / 0.449944 = 1.34514 (not 1.5); at F 8 every token: 1 / 0.449944 =
-     * 2.22250, the ceiling (not 8; the uniform form's 1.52349 had left the busiest GPU 0.68 of
-     * the tokens) */
+     * reaches its 4 chosen groups' GPUs (comm_moe_fanout): P = 0.5 at the mean, as many as
+     * k' = ln(0.5) / ln(0.875) = 5.19089 independent picks; the busiest receives 1 - (1 - F/8)^k'
+     * of the other GPUs' tokens. 8 x 512 prompt tokens = 512 per replica; mean message 512 x 8 x
+     * 7168 x 1.515625 = 44,498,944 bytes; at F 1.5: (1 - 0.8125^5.19089) / 0.5 = 0.659668 / 0.5 =
+     * 1.319336 (not 1.5); at F 8 every token: 1 / 0.5 = 2, the ceiling (not 8; the uniform form's
+     * 1.52349 had left the busiest GPU 0.68 of the tokens) */
     struct llmroof_batch p = batch_prefill(8, 512, OPS_FEW_GENERIC);
     ops_build(ds, &sh, &fp8, &p, &o);
     assert_true(o.a2a_normal);
     assert_rel_close(o.a2a_topk, 8.0, 0);
-    const double mean = 512.0 * 8 * 7168 * 1.515625, pg = 4.0 * (1.0 - pow(0.75, 8.0)) / 8.0;
+    const double mean = 512.0 * 8 * 7168 * 1.515625, pg = 0.5;
     const double keff = log(1.0 - pg) / log(0.875);
     assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes, mean * (1.0 - pow(1.0 - 1.5 / 8.0, keff)) / pg, 1e-12);
-    assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes / mean, 1.34514, 1e-5);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes / mean, 1.319336, 1e-6);
     lay.ep_imbalance = 8.0;
     assert_int_equal(ops_shard_layout(ds, &lay, &sh, &err), 0);
     ops_build(ds, &sh, &fp8, &p, &o);
-    assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes / mean, 2.22250, 1e-5);
+    assert_rel_close(o.op[LLMROOF_OP_ALL_TO_ALL].comm_bytes / mean, 2.0, 1e-5);
     /* uniform routing keeps k' = k: Qwen3-235B-A22B (128 experts, top 8, no groups) at EP 8,
      * F 2: (1 - 0.75^8) / (1 - 0.875^8) = 0.899887 / 0.656391 = 1.37096 */
     {

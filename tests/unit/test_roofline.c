@@ -259,45 +259,60 @@ static void normal_all_to_all_crosses_the_network_once_per_node(void **state)
                                     ib = { 50e9, 1.0, 10e-6, 0.0, COMM_PROTO_NONE, 0, 0, 0, 0, 0 };
     /* normal: remote nodes 1 x (1 - (1/2)^8) = 0.99609375; network 1e6/8 x 0.99609 / 50 GB/s
      * = 2.4902 us; NVLink 7/8 MB / 450 GB/s = 1.9444 us; 10 + 2.4902 = 12.4902 us */
-    assert_rel_close(comm_alltoall_nodes_s(&nvl, &ib, 16, 8, 1e6, 8.0, 0, 0), 10e-6 + 0.125e6 * 0.99609375 / 50e9, 1e-12);
+    assert_rel_close(comm_alltoall_nodes_s(&nvl, &ib, 16, 8, 1e6, 8.0, 0, 0, 1.0), 10e-6 + 0.125e6 * 0.99609375 / 50e9, 1e-12);
     /* low-latency: 8/16 MB over the network = 10 us + 10 us latency = 20 us */
     assert_rel_close(comm_alltoall_s(&nvl, &ib, 16, 8, 1e6), 20e-6, 1e-12);
     /* inside one node the normal kernels send a token once per destination GPU: top-8 over 8
      * GPUs lands on 8 (1 - (7/8)^8) = 5.2508 of them, so 0.65635 of the 8 copies move:
      * 5 us + 7/8 x 0.65635 MB / 450 GB/s = 6.2762 us (the k copies: 6.9444 us) */
     const double f = 8.0 * (1.0 - pow(7.0 / 8.0, 8.0)) / 8.0;
-    assert_rel_close(comm_alltoall_nodes_s(&nvl, &ib, 8, 8, 1e6, 8.0, 0, 0), 5e-6 + 0.875 * f * 1e6 / 450e9, 1e-12);
+    assert_rel_close(comm_alltoall_nodes_s(&nvl, &ib, 8, 8, 1e6, 8.0, 0, 0, 1.0), 5e-6 + 0.875 * f * 1e6 / 450e9, 1e-12);
     /* across nodes the NVLink forwarding moves the same share: max(1.2762, 2.4902 us) + 10 us */
-    assert_true(comm_alltoall_nodes_s(&nvl, &ib, 16, 8, 1e6, 8.0, 0, 0) < 10e-6 + 2.5e-6);
+    assert_true(comm_alltoall_nodes_s(&nvl, &ib, 16, 8, 1e6, 8.0, 0, 0, 1.0) < 10e-6 + 2.5e-6);
 }
 
 /* Group-limited routing (DeepSeek-V3 config.json: n_group 8, topk_group 4; the V3 report's
- * node-limited routing): a token's 8 experts come from its 4 best of 8 groups of 32, so with the
- * experts in order over the GPUs fewer GPUs and nodes receive it than under plain top-8. */
+ * node-limited routing): a token's 8 experts come from its 4 best of 8 groups of 32, a group
+ * scored by the sum of its top two experts, so every chosen group holds at least one of the 8;
+ * with the experts in order over the GPUs fewer GPUs and nodes receive it than under plain top-8. */
 static void group_limited_routing_sends_a_token_to_fewer_gpus(void **state)
 {
     (void)state;
-    /* EP 8: a group is one GPU, the pool 4 GPUs: 4 (1 - (3/4)^8) = 4 x 0.8998870849609375 =
-     * 3.59954833984375 (plain top-8: 8 (1 - (7/8)^8) = 5.2508) */
-    assert_rel_close(comm_moe_fanout(8, 8, 8, 4), 4.0 * (1.0 - pow(0.75, 8.0)), 1e-12);
+    /* EP 8: a group is one GPU, each of the 4 chosen ones reached: 4 GPUs (plain top-8: 8 (1 -
+     * (7/8)^8) = 5.2508; independent picks over the 4, as until session 72: 4 (1 - (3/4)^8) =
+     * 3.5995; a Monte Carlo of the top-2-sum rule with independent scores: 3.96) */
+    assert_rel_close(comm_moe_fanout(8, 8, 8, 4), 4.0, 1e-12);
     assert_rel_close(comm_moe_fanout(8, 8, 0, 0), 8.0 * (1.0 - pow(7.0 / 8.0, 8.0)), 1e-12);
     /* every group open (topk_groups = groups) is plain top-k */
     assert_rel_close(comm_moe_fanout(8, 8, 8, 8), comm_moe_fanout(8, 8, 0, 0), 1e-12);
-    /* EP 32: a group spans 4 GPUs, the pool 16: 16 (1 - (15/16)^8) = 6.4143 (plain 7.1484) */
-    assert_rel_close(comm_moe_fanout(32, 8, 8, 4), 16.0 * (1.0 - pow(15.0 / 16.0, 8.0)), 1e-12);
-    /* 2 nodes, 4 groups each: no chosen group on a node with chance C(4,4)/C(8,4) = 1/70, so
-     * U = 2 x 69/70 = 1.97143 nodes and U (1 - (1 - 1/U)^8) = 1.96444 (plain 2 (1 - 2^-8) = 1.99219) */
-    const double U = 2.0 * 69.0 / 70.0;
-    assert_rel_close(comm_moe_fanout(2, 8, 8, 4), U * (1.0 - pow(1.0 - 1.0 / U, 8.0)), 1e-12);
+    /* EP 16: a group spans 2 GPUs, the pool 8: the 4 groups' first picks on 4 GPUs, the other 4
+     * picks over the 8: 4 + 4 (1 - (7/8)^4) = 4 + 4 x 0.41382 = 5.65527 (Monte Carlo 5.72) */
+    assert_rel_close(comm_moe_fanout(16, 8, 8, 4), 4.0 + 4.0 * (1.0 - pow(7.0 / 8.0, 4.0)), 1e-12);
+    /* EP 32: a group spans 4 GPUs, the pool 16: 4 + 12 (1 - (15/16)^4) = 6.7297 (plain 7.1484) */
+    assert_rel_close(comm_moe_fanout(32, 8, 8, 4), 4.0 + 12.0 * (1.0 - pow(15.0 / 16.0, 4.0)), 1e-12);
+    /* 2 nodes, 4 groups each: no chosen group on a node with chance C(4,4)/C(8,4) = 1/70, and a
+     * node holding one is reached: 2 x 69/70 = 1.97143 nodes (plain 2 (1 - 2^-8) = 1.99219) */
+    assert_rel_close(comm_moe_fanout(2, 8, 8, 4), 2.0 * 69.0 / 70.0, 1e-12);
     /* DeepSeek-V2's 3 of 8 on 4 nodes (2 groups each): none chosen on a node with chance
-     * (6/8)(5/7)(4/6) = 120/336 = 0.357143, U = 4 x 0.642857 = 2.571429 */
-    const double U2 = 4.0 * (1.0 - 6.0 / 8.0 * 5.0 / 7.0 * 4.0 / 6.0);
-    assert_rel_close(comm_moe_fanout(4, 6, 8, 3), U2 * (1.0 - pow(1.0 - 1.0 / U2, 6.0)), 1e-12);
-    /* the normal kernels inside one node move 3.59955 / 8 of the copies: 5 us + 7/8 x 0.44994 MB
-     * / 450 GB/s = 5.8749 us (plain top-8: 6.2762 us) */
+     * (6/8)(5/7)(4/6) = 120/336 = 0.357143: 4 x 0.642857 = 2.571429 nodes */
+    assert_rel_close(comm_moe_fanout(4, 6, 8, 3), 4.0 * (1.0 - 6.0 / 8.0 * 5.0 / 7.0 * 4.0 / 6.0), 1e-12);
+    /* fewer picks than chosen groups (a model with k < topk_groups): independent picks over the
+     * pool, 4 (1 - (3/4)^2) = 1.75 */
+    assert_rel_close(comm_moe_fanout(8, 2, 8, 4), 4.0 * (1.0 - pow(0.75, 2.0)), 1e-12);
+    /* the normal kernels inside one node move 4 / 8 of the copies: 5 us + 7/8 x 0.5 MB / 450 GB/s
+     * = 5.9722 us (plain top-8: 6.2762 us) */
     const struct llmroof_link_model nvl = { 450e9, 1.0, 5e-6, 0.0, COMM_PROTO_NONE, 0, 0, 0, 0, 0 };
-    assert_rel_close(comm_alltoall_nodes_s(&nvl, &nvl, 8, 8, 1e6, 8.0, 8, 4),
-                     5e-6 + 0.875 * (4.0 * (1.0 - pow(0.75, 8.0)) / 8.0) * 1e6 / 450e9, 1e-12);
+    assert_rel_close(comm_alltoall_nodes_s(&nvl, &nvl, 8, 8, 1e6, 8.0, 8, 4, 1.0), 5e-6 + 0.875 * 0.5 * 1e6 / 450e9,
+                     1e-12);
+    /* a skewed GPU's node at EP 16 over 2 nodes: P = 5.65527 / 16 = 0.353454, Pn = 0.985714; the
+     * busy GPU at 1.386 x P = 0.489888; factor (1 - 0.510112 x 0.014286 / 0.646546) / 0.985714
+     * = 1.003065: its extra tokens come mostly over NVLink from GPUs of its node */
+    const double P = (4.0 + 4.0 * (1.0 - pow(7.0 / 8.0, 4.0))) / 16.0, Pn = 69.0 / 70.0, hot = 1.386 * P;
+    assert_rel_close(comm_alltoall_node_factor(16, 8, 8.0, 8, 4, 1.386), (1.0 - (1.0 - hot) * (1.0 - Pn) / (1.0 - P)) / Pn,
+                     1e-12);
+    assert_true(comm_alltoall_node_factor(16, 8, 8.0, 8, 4, 1.386) < 1.004);
+    assert_rel_close(comm_alltoall_node_factor(16, 8, 8.0, 8, 4, 1.0), 1.0, 0);
+    assert_rel_close(comm_alltoall_node_factor(8, 8, 8.0, 8, 4, 2.0), 1.0, 0); /* one node */
 }
 
 /* Issue 23, defect 3: two-batch overlap (a layout flag, off by default as in SGLang and vLLM)
