@@ -464,6 +464,28 @@ static void graph_coverage_decides_the_launch_wait(void **state)
     assert_rel_close(p.time_s, 900e-6, 1e-12);
 }
 
+/* Llama-3.1-8B on an H100 at TP 1, bf16, under engine en: one step of `seqs` sequences of `news`
+ * new tokens each (decodes at a 1,000-token context, or prompts), evaluated into *p. */
+static void llama8b_h100_step(const struct llmroof_catalog *cat, const struct llmroof_engine *en, double seqs,
+                              double news, struct llmroof_phase *p)
+{
+    struct llmroof_setup s = { 0 };
+    s.model = model(cat, "llama-3.1-8b");
+    s.gpu = gpu(cat, "h100");
+    s.tp = 1;
+    s.dt = (struct llmroof_dtypes){ .weight = LLMROOF_BF16, .kv = LLMROOF_BF16, .act = LLMROOF_BF16 };
+    s.eff = roofline_effs_engine(s.gpu, en, NULL);
+    struct llmroof_shard sh;
+    struct llmroof_err err = { 0 };
+    assert_int_equal(ops_shard(s.model, 1, &sh, &err), 0);
+    struct llmroof_batch b = { 0 };
+    for (int j = 0; j < (int)seqs; j++)
+        batch_add(&b, news, news > 1 ? 0.0 : 1000.0, OPS_FEW_GENERIC);
+    struct llmroof_oplist o;
+    ops_build(s.model, &sh, &s.dt, &b, &o);
+    roofline_eval(s.gpu, s.dt.act, &s.eff, 1, &o, p);
+}
+
 /* The shipped vLLM 0.6 profile on an H100, Llama-3.1-8B at TP 1: 32 layers x 10 kernels as ops.c
  * fuses them, the final norm 1 and the LM head 3 = 324 kernels; a step no graph replays pays
  * 324 x 25 us = 8.1 ms of launches (the H100 host is the reference: speed 1); decode steps up to 256 sequences replay (0). */
@@ -478,26 +500,12 @@ static void vllm_v0_graphs_cover_decode_up_to_256(void **state)
     /* TGI 2.x captures decode batches of 1-32 only (launcher --cuda-graphs default) */
     assert_int_equal(shipped_engine(&cat, "tgi")->graph_max_batch, 32);
     assert_rel_close(shipped_engine(&cat, "tgi")->launch_s, 25e-6, 1e-12);
-    struct llmroof_setup s = { 0 };
-    s.model = model(&cat, "llama-3.1-8b");
-    s.gpu = gpu(&cat, "h100");
-    s.tp = 1;
-    s.dt = (struct llmroof_dtypes){ .weight = LLMROOF_BF16, .kv = LLMROOF_BF16, .act = LLMROOF_BF16 };
-    s.eff = roofline_effs_engine(s.gpu, en, NULL);
-    struct llmroof_shard sh;
-    struct llmroof_err err = { 0 };
-    assert_int_equal(ops_shard(s.model, 1, &sh, &err), 0);
     const double seqs[] = { 256, 257, 1 };
     const double news[] = { 1, 1, 128 };
     const double want[] = { 0.0, 8.1e-3, 8.1e-3 };
     for (int i = 0; i < 3; i++) {
-        struct llmroof_batch b = { 0 };
-        for (int j = 0; j < (int)seqs[i]; j++)
-            batch_add(&b, news[i], news[i] > 1 ? 0.0 : 1000.0, OPS_FEW_GENERIC);
-        struct llmroof_oplist o;
         struct llmroof_phase p;
-        ops_build(s.model, &sh, &s.dt, &b, &o);
-        roofline_eval(s.gpu, s.dt.act, &s.eff, 1, &o, &p);
+        llama8b_h100_step(&cat, en, seqs[i], news[i], &p);
         assert_rel_close(p.launch_s, want[i], 1e-9);
         /* the wait is what the launches exceed of the GPU time */
         const double gpu = p.time_s - p.cpu_wait_s - p.overhead_s;
@@ -544,30 +552,15 @@ static void trtllm_pytorch_backend_runs_context_steps_eager(void **state)
     assert_int_equal(pt->graph_max_batch, 128);
     assert_int_equal(pt->graph_every_batch_to, 32);
     assert_false(pt->graph_piecewise);
-    struct llmroof_setup s = { 0 };
-    s.model = model(&cat, "llama-3.1-8b");
-    s.gpu = gpu(&cat, "h100");
-    s.tp = 1;
-    s.dt = (struct llmroof_dtypes){ .weight = LLMROOF_BF16, .kv = LLMROOF_BF16, .act = LLMROOF_BF16 };
-    struct llmroof_shard sh;
-    struct llmroof_err err = { 0 };
-    assert_int_equal(ops_shard(s.model, 1, &sh, &err), 0);
     const double seqs[] = { 128, 64, 32, 33, 65, 100, 129, 1 };
     const double news[] = { 1, 1, 1, 1, 1, 1, 1, 128 };
     const double want_pt[] = { 0.0, 0.0, 0.0, 8.1e-3, 8.1e-3, 8.1e-3, 8.1e-3, 8.1e-3 };
-    for (int k = 0; k < 2; k++) {
-        s.eff = roofline_effs_engine(s.gpu, k ? pt : cpp, NULL);
+    for (int k = 0; k < 2; k++)
         for (int i = 0; i < 8; i++) {
-            struct llmroof_batch b = { 0 };
-            for (int j = 0; j < (int)seqs[i]; j++)
-                batch_add(&b, news[i], news[i] > 1 ? 0.0 : 1000.0, OPS_FEW_GENERIC);
-            struct llmroof_oplist o;
             struct llmroof_phase p;
-            ops_build(s.model, &sh, &s.dt, &b, &o);
-            roofline_eval(s.gpu, s.dt.act, &s.eff, 1, &o, &p);
+            llama8b_h100_step(&cat, k ? pt : cpp, seqs[i], news[i], &p);
             assert_rel_close(p.launch_s, k ? want_pt[i] : 1.296e-3, 1e-9);
         }
-    }
     catalog_free(&cat);
 }
 
