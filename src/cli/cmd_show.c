@@ -398,6 +398,9 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
             capped ? "running sequences at most (the default, capped at max_batch)"
             : e->max_seqs > 0 ? "running sequences at most" : "running sequences at most (default)");
     }
+    if (e->spec_max_seqs > 0)
+        kvn(t, "spec_max_seqs", "%.0f", (double)e->spec_max_seqs,
+            "running sequences at most under speculative decoding, unless --max-seqs is given");
     kvn(t, "max_batched_tokens", "%.0f", (double)(e->max_batched_tokens > 0 ? e->max_batched_tokens : 2048),
         e->max_batched_tokens > 0 ? "tokens per iteration" : "tokens per iteration (default)");
     if (e->max_batch > 0)

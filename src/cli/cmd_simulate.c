@@ -1072,6 +1072,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         rc = cli_spec_resolve(c, &x->sp, m, x->s.eff.engine);
         x->cfg.spec = x->sp.spec;
         x->cfg.spec_head = x->sp.head;
+        sim_config_spec_seqs(&x->cfg, x->s.eff.engine, x->have_maxseqs);
         if (!rc)
             rc = cli_spec_check_budget(c, &x->sp, x->cfg.max_batched_tokens, "--max-batched-tokens");
     }

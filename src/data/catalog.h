@@ -419,6 +419,9 @@ struct llmroof_engine {
                                          prompt + output must fit the KV left after the running
                                          requests' outputs at the new-token ratio; sim.h) */
     long max_seqs;                    /* default running-sequence limit, [1, 65536]; 0 = the simulator's 256 */
+    long spec_max_seqs;               /* the limit the engine sets instead under speculative decoding
+                                         when none is given (SGLang's max_running_requests 48), [1,
+                                         65536]; 0 = max_seqs */
     long max_batch;                   /* the most sequences the engine runs at once whatever its flags,
                                          [1, 65536]; 0 = no limit of its own (calm: 1, its decoder
                                          holds one sequence): estimate's --batch, memory's and

@@ -255,7 +255,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "kv_per_query_head", "quantized_head", "fp8_kv_per_query_head", "cuda_core_decode", "fp8_attention",
                                           "fp16_accumulate", "attention_kernel", "act_quant",
                                           "dequant_min_tokens", "prompt_ubatch_tokens", "logits_all_tokens", "kv_copy", "mmq_share", "wo_issue_per_flop", "custom_allreduce", "dsa_flashmla_pad", "dsa_dense_short_prefill", "first_token_decode",
-                                          "cpu_seq_s", "worker_seq_s", "cpu_overlap", "admission", "max_seqs", "max_batch", "max_gpus", "max_batched_tokens",
+                                          "cpu_seq_s", "worker_seq_s", "cpu_overlap", "admission", "max_seqs", "spec_max_seqs", "max_batch", "max_gpus", "max_batched_tokens",
                                           "kv_block_tokens", "mem_util", "reserve_bytes", "kv_of_free_memory",
                                           "mem_static", "mem_reserve_spec_MiB", "mem_reserve_dp_attention_MiB",
                                           "mem_util_by_tp",
@@ -339,6 +339,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
          * watermark, 0.01), 0 to 0.2 */
         (rc = json_get_number(c, e, "kv_watermark", "kv_watermark", false, 0, false, 0.2, &g->kv_watermark, NULL)) ||
         (rc = json_get_long(c, e, "max_seqs", false, 1, 65536, &g->max_seqs, NULL)) ||
+        (rc = json_get_long(c, e, "spec_max_seqs", false, 1, 65536, &g->spec_max_seqs, NULL)) ||
         (rc = json_get_long(c, e, "max_batch", false, 1, 65536, &g->max_batch, NULL)) ||
         (rc = json_get_long(c, e, "max_gpus", false, 1, 65536, &g->max_gpus, NULL)) ||
         /* the engine's KV pool: its block size and the share of device memory it takes */

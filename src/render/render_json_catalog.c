@@ -318,6 +318,7 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         if (e[i].admit_wait)
             rj_str(o, "admission", "wait");
         add_positive(o, "max_seqs", (double)e[i].max_seqs);
+        add_positive(o, "spec_max_seqs", (double)e[i].spec_max_seqs);
         add_positive(o, "max_batch", (double)e[i].max_batch);
         add_positive(o, "max_gpus", (double)e[i].max_gpus);
         add_positive(o, "kv_block_tokens", (double)e[i].kv_block_tokens);

@@ -277,6 +277,18 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
         c->max_batched_tokens = budget;
     if (en->static_batching)
         sim_config_static(c);
+    sim_config_spec_seqs(c, en, keep_seqs);
+}
+
+void sim_config_spec_seqs(struct sim_config *c, const struct llmroof_engine *en, bool keep_seqs)
+{
+    /* SGLang resets max_running_requests to 48 under EAGLE, EAGLE3, NEXTN (MTP) and STANDALONE
+     * speculation when none is given (server_args.py _handle_speculative_decoding: "Max running
+     * requests is reset to 48 for speculative decoding"; per data-parallel rank 48 // dp_size):
+     * the engine's spec_max_seqs (a review: simulate ran 64 sequences where a default server runs
+     * 48) */
+    if (en && c->spec.kind != SIM_SPEC_NONE && !keep_seqs && en->spec_max_seqs > 0 && c->max_seqs > en->spec_max_seqs)
+        c->max_seqs = en->spec_max_seqs;
 }
 
 void sim_config_static(struct sim_config *c)

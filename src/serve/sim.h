@@ -449,6 +449,10 @@ long sim_lane_seqs(long max_seqs, int lanes, int lane);
  * engine chunks with its chunked budget instead, vLLM 0.5.4-0.6). en NULL: no change. */
 void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, const struct llmroof_gpu *g,
                        bool keep_budget, bool keep_seqs);
+/* Under speculative decoding (c->spec set) the engine's own running-sequence limit where the
+ * profile states one (spec_max_seqs: SGLang's 48) and none was given (keep_seqs false); called by
+ * sim_config_engine, and again by a caller that sets the method after it. */
+void sim_config_spec_seqs(struct sim_config *c, const struct llmroof_engine *en, bool keep_seqs);
 /* The memory options engine en's instance takes on setup's GPU and layout, as the simulator sizes
  * its pool (sim_config_engine): its share of the device or of the free memory, its reserve, and
  * the workspace of its token budget and sequence limit, those held per data-parallel attention

@@ -271,6 +271,32 @@ static void vllm_llm_class_takes_the_offline_budgets(void **state)
  * TP 4; an H100 (81,920 MiB) the profile's 8192 and 160; an H200 (144,384 MiB > 98,304) 8192 and
  * 256; an MI300X (196,608 MiB >= 163,840) 16384 and 512. SGLang 0.2-0.3.5 predates the bands
  * (PR #2044): 8192 on the L4 too. A budget the user gave stays. */
+/* SGLang resets max_running_requests to 48 under speculative decoding when none is given
+ * (server_args.py _handle_speculative_decoding): with --spec the profile's 2,048 sequences become
+ * 48; a stated --max-seqs stays; without --spec, and under vLLM (no such reset), 2,048 / 1,024. */
+static void sglang_runs_48_sequences_under_speculation(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    const struct llmroof_engine *sg = shipped_engine(&cat, "sglang"), *vl = shipped_engine(&cat, "vllm");
+    assert_int_equal(sg->spec_max_seqs, 48);
+    for (int k = 0; k < 4; k++) {
+        struct sim_config c;
+        sim_default_config(&c);
+        c.setup.model = model(&cat, "llama-3.1-8b");
+        c.setup.gpu = gpu(&cat, "h100");
+        c.setup.tp = 1;
+        c.setup.eff = roofline_effs_engine(c.setup.gpu, k == 3 ? vl : sg, NULL);
+        c.spec.kind = k == 0 ? SIM_SPEC_NONE : SIM_SPEC_EAGLE3;
+        c.max_seqs = 100; /* a stated --max-seqs where k == 2 */
+        sim_config_engine(&c, k == 3 ? vl : sg, c.setup.gpu, false, k == 2);
+        const long want[4] = { 2048, 48, 100, 1024 };
+        assert_int_equal(c.max_seqs, want[k]);
+    }
+    catalog_free(&cat);
+}
+
 static void sglang_defaults_follow_the_gpus_memory(void **state)
 {
     (void)state;
@@ -571,6 +597,7 @@ int main(void)
         cmocka_unit_test(a_served_prompt_is_tokenised_on_the_api_path),
         cmocka_unit_test(vllm_llm_class_takes_the_offline_budgets),
         cmocka_unit_test(sglang_defaults_follow_the_gpus_memory),
+        cmocka_unit_test(sglang_runs_48_sequences_under_speculation),
         cmocka_unit_test(sglang_pool_is_its_static_fraction_less_the_weights),
         cmocka_unit_test(prefix_caching_is_on_by_default_in_vllm_v1_and_sglang),
         cmocka_unit_test(pools_and_estimate_take_the_gpus_graph_limit_and_budget),
