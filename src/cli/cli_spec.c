@@ -210,6 +210,14 @@ int cli_spec_resolve(struct cli *c, struct cli_spec_opts *o, const struct llmroo
     int erc = engine_runs_method(c, o, en);
     if (erc)
         return erc;
+    /* vLLM's and TGI's Medusa take one argmax per head, a chain (vLLM v1/spec_decode/medusa.py,
+     * TGI's MedusaHead): a tree of candidates they never build would read EAGLE-2's tree
+     * acceptance (a review: 3.60 tokens a step where the chain gives 2.53) */
+    if (o->have_tree && sp->kind == SIM_SPEC_MEDUSA && en &&
+        (strncmp(en->id, "vllm", 4) == 0 || strncmp(en->id, "tgi", 3) == 0))
+        return cli_usage_error(c, "option '--spec-tree': engine '%s' runs Medusa's heads as a chain (one candidate "
+                                  "a head), no tree; drop --spec-tree",
+                               en->id);
     if (o->config) {
         int rc = read_config(c, o, m);
         if (rc)
