@@ -289,6 +289,7 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
     x.s.mem.speculative = x.sp.method != 0; /* SGLang reserves more beside a drafter: the fit checks below see it */
     if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &x.s.mem, &mem, &err)))
         return cli_fail(c, &err);
+    struct llmroof_mem_opts fit_mo = x.s.mem; /* the fit hint's: the drafter's weights too */
     if (x.sp.method) {
         /* the drafter's weights and cache come out of the KV cache, on every GPU, as the simulator
          * takes them (serve/sim.c): a draft model its own; an EAGLE head or MTP module about one
@@ -308,19 +309,23 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                                    spec.draft->id, mo.drafter_bytes / 1073741824.0, m->id, mem.gpus, g->id);
         if ((rc = memory_eval_layout(m, g, &lay, &setup.dt, ctx_len, &mo, &mem, &err)))
             return cli_fail(c, &err);
+        fit_mo = mo;
     }
     memory_fit_batch(&mem, req.batch);
 
     /* the layout's GPUs (memory's: EP, PP), not one replica's TP: DeepSeek-V3 at EP 8 with
      * data-parallel attention is 8 GPUs (before session 38 the warning said "1 x h800") */
     struct ckpt_fit_hint hint; /* in the user's terms: --weight-bits 4.5 is "4.5-bit", not fp16 */
-    if (mem.fit == LLMROOF_FIT_WEIGHTS && ckpt_fit_hint(m, g, &lay, &setup.dt, ctx_len, &x.s.mem, &hint))
+    /* the drafter's weights stay at their own dtype whatever the target's (a review: Medusa's 64
+     * heads, 64.6 GiB at 16 bits, had been left out and the hint blamed the target's fp16) */
+    if (mem.fit == LLMROOF_FIT_WEIGHTS && ckpt_fit_hint(m, g, &lay, &setup.dt, ctx_len, &fit_mo, &hint))
         fprintf(c->errf, "llmroof: warning: %s does not fit on %d x %s in %s weights at a %ld-token context; it fits "
                          "in %s (%s)\n",
                 m->id, mem.gpus, g->id, hint.asked, ctx_len, hint.fits, hint.flag);
     else if (mem.fit == LLMROOF_FIT_WEIGHTS || mem.fit == LLMROOF_FIT_CONTEXT)
-        fprintf(c->errf, "llmroof: warning: %s does not fit on %d x %s at a %ld-token context (see 'llmroof memory')\n",
-                m->id, mem.gpus, g->id, ctx_len);
+        fprintf(c->errf, "llmroof: warning: %s does not fit on %d x %s at a %ld-token context%s (see 'llmroof memory')\n",
+                m->id, mem.gpus, g->id, ctx_len,
+                fit_mo.drafter_bytes > 0 ? " with its drafter's weights, which stay at their own dtype" : "");
     else if (mem.fit == LLMROOF_FIT_BATCH)
         fprintf(c->errf, "llmroof: warning: batch %ld exceeds the KV-cache limit of %.0f sequences at a %ld-token "
                         "context: not servable at once\n", req.batch, mem.max_batch, ctx_len);
