@@ -14,6 +14,12 @@
 #include "render/render_json.h"
 #include "render/render_sim.h"
 
+/* the engines that serve disaggregated pools (engine "disaggregation"), for the refusal's list */
+static bool engine_disaggregates(const struct llmroof_engine *e)
+{
+    return e->disaggregation && !e->static_batching; /* HF generate() runs no pools (refused apart) */
+}
+
 enum { OPT_MBT = 1, OPT_MAXSEQS, OPT_NOCHUNK, OPT_CONC, OPT_REQS, OPT_THINK, OPT_RATE, OPT_TRACE, OPT_WORKLOAD,
        OPT_SEED, OPT_REQOUT, OPT_TRACEOUT, OPT_SW_MBT, OPT_SW_RATE, OPT_SW_CONC, OPT_SVG, OPT_RANGE, OPT_SCENARIO,
        OPT_TTFT, OPT_TPOT, OPT_PCT, OPT_PCACHE, OPT_PREFIX, OPT_INST, OPT_ROUTER,
@@ -1091,11 +1097,17 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         rc = cli_usage_error(c, "option '--max-concurrent-requests' bounds an aggregated instance's router (TGI's); a "
                                 "disaggregated run (--prefill-pool) has none");
     /* an engine without disaggregated serving (TGI, vLLM before 0.6) runs no pools */
-    if (!rc && x->ppool && !x->cfg.static_batching && x->s.eff.engine && !x->s.eff.engine->disaggregation)
+    if (!rc && x->ppool && !x->cfg.static_batching && x->s.eff.engine && !x->s.eff.engine->disaggregation) {
+        /* the engines that do, from the catalog (a user's file included; a fixed list had left
+         * tensorrt-llm-pytorch out, a review); the id copied first, as the listing may reload */
+        char id[LLMROOF_ID_MAX], ok[512];
+        snprintf(id, sizeof id, "%s", x->s.eff.engine->id);
+        x->s.eff.engine = NULL;
+        cli_engine_ids_with(c, engine_disaggregates, ok, sizeof ok);
         rc = cli_usage_error(c, "option '--prefill-pool': engine '%s' serves no disaggregated prefill and decode pools "
-                                "(its profile's \"disaggregation\"); pick one that does (vllm, vllm-0.8, vllm-0.6, "
-                                "sglang, tensorrt-llm, distserve) or drop -e",
-                             x->s.eff.engine->id);
+                                "(its profile's \"disaggregation\"); %s%s%sor drop -e",
+                             id, ok[0] ? "pick one that does (" : "", ok, ok[0] ? ") " : "");
+    }
     if (!rc && x->ppool) {
         x->cfg.disaggregated = true;
         if (!(rc = parse_pool(c, "prefill-pool", x->ppool, x, &x->cfg.prefill)) &&
