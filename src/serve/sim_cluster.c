@@ -552,8 +552,15 @@ static void start_transfer(struct runner *r, struct engine *d, const struct rsta
      * holds its blocks: with data-parallel attention each replica's GPUs send and take their
      * transfers beside the other replicas' (a DGX H100's GPUs each have their own 400 Gb/s NIC) */
     const int sr = h->replica >= 0 && h->replica < (p->sh.attn_dp > 1 ? p->sh.attn_dp : 1) ? h->replica : 0;
+    /* vLLM's proxy posts the request to the decode server only once the prefill has answered
+     * (tests/v1/kv_connector/nixl_integration/toy_proxy_server.py), so the decode server's API path
+     * (the request's HTTP hop, tokenising its prompt, hashing its blocks: the engine's
+     * api_first_token_s and api_prompt_token_s, as at arrival) runs before it pulls the K/V (a
+     * review: 34.9 ms for 8,000 tokens, missing). SGLang's router sends to both servers at once. */
+    const double api = c->pd_decode_resample ? c->api_first_s + c->api_prompt_s * (double)q->prompt : 0.0;
     const double start = link_reserve_pair(&p->links[(size_t)sr * (size_t)p->kv_lanes], p->kv_lanes,
-                                           &d->links[(size_t)r->dres[id].replica * (size_t)d->kv_lanes], d->kv_lanes, now, dur);
+                                           &d->links[(size_t)r->dres[id].replica * (size_t)d->kv_lanes], d->kv_lanes,
+                                           now + api, dur);
     q->kv_ready_s = start + dur;
     struct rstate s = *h;
     s.stage = 1;

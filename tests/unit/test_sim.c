@@ -1979,11 +1979,13 @@ static void a_later_handover_takes_the_links_idle_gap(void **state)
 }
 
 /* The mean KV hand-over of one request of model m at TP tp on H100s, P/D 1+1 under engine `en`,
- * over a 100 GB/s link with 20 us of setup: what a prompt's K/V costs to send. */
+ * over a 100 GB/s link with 20 us of setup: what a prompt's K/V costs to send (the engine's API
+ * path, which vLLM's decode server runs before the pull, left out: the link alone). */
 static double one_transfer_s(struct llmroof_catalog *cat, const char *m, int tp, const char *en, const struct workload *w)
 {
     struct sim_config c = config(cat, m, "h100", tp, w);
     sim_config_engine(&c, shipped_engine(cat, en), c.setup.gpu, false, false);
+    c.api_first_s = c.api_prompt_s = 0.0;
     disaggregate(cat, &c, NULL);
     c.mode = SIM_CLOSED;
     c.concurrency = 1;
