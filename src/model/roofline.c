@@ -409,8 +409,7 @@ static double rl_comm_s(const struct roofline_prep *r, const struct llmroof_opli
     if (k == LLMROOF_OP_ALL_TO_ALL) {
         const double msg = op->comm_bytes - rl_a2a_save(r, ops);
         one = ops->a2a_normal ? comm_alltoall_nodes_s(&r->link, &r->net, ops->ep_ranks, r->dom, msg, ops->a2a_topk,
-                                                      ops->a2a_groups, ops->a2a_topk_groups,
-                                                      ops->a2a_recv_factor > 1.0 ? ops->a2a_recv_factor : 1.0)
+                                                      ops->a2a_groups, ops->a2a_topk_groups, ops->a2a_recv_factor)
                               : comm_alltoall_s(&r->link, &r->net, ops->ep_ranks, r->dom, msg);
     }
     else if (k == LLMROOF_OP_PP_SEND)
