@@ -415,6 +415,12 @@ static void show_engine(struct table *t, const struct llmroof_engine *e)
         kvn(t, "offline_max_batched_tokens", "%.0f", (double)e->offline_max_batched_tokens, "tokens per iteration through the engine's own API (--no-api-server)");
     if (e->offline_large_gpu_max_batched_tokens > 0)
         kvn(t, "offline_large_gpu_max_batched_tokens", "%.0f", (double)e->offline_large_gpu_max_batched_tokens, "the same on GPUs of >= 70 GiB other than the A100");
+    if (e->offline_sizing == LLMROOF_OFFLINE_SIZING_TRTLLM_BENCH)
+        kv(t, "offline_sizing", "trtllm-bench",
+           "--no-api-server: trtllm-bench's max_batch_size and max_num_tokens from the workload (PyTorch backend)");
+    else if (e->offline_sizing == LLMROOF_OFFLINE_SIZING_TRTLLM_BENCH_ENGINE)
+        kv(t, "offline_sizing", "trtllm-bench-engine",
+           "--no-api-server: trtllm-bench's max_batch_size and max_num_tokens from the workload, chunked context");
     kvb(t, "budget_min_context", e->budget_min_context,
         e->budget_min_context ? "token budget raised to the served context (--max-model-len, else the model's)"
                               : "token budget as above, whatever the context");

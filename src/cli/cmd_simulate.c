@@ -31,7 +31,7 @@ struct ctx {
     struct cli_setup_opts s;
     struct sim_config cfg;
     bool have_conc, have_reqs, have_think, have_rate, range, have_inst, have_pct, have_ramp,
-        have_router, have_mbt, have_maxseqs, have_admit, have_maxpad, static_batching;
+        have_router, have_mbt, have_maxseqs, have_admit, have_maxpad, static_batching, have_nochunk;
     bool have_pcache, no_pcache;        /* --prefix-cache, --no-prefix-cache (over the profile's default) */
     long max_paddings;                  /* --max-paddings, with have_maxpad */
     long user_max_seqs;                 /* --max-seqs as given (cfg.max_seqs is the engine's after it) */
@@ -188,6 +188,7 @@ static int on_opt(struct cli *c, void *vctx, int id, const char *arg)
         x->cfg.no_api_server = true;
         return 0;
     case OPT_NOCHUNK: /* vLLM's scheduler without chunking: whole prompts, prompt-only iterations */
+        x->have_nochunk = true;
         x->cfg.chunked_prefill = false;
         x->cfg.prefill_first = true;
         return 0;
@@ -740,7 +741,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         { OPT_KVBLOCKS, "kv-blocks", 0, "N", "KV blocks of each engine's pool as a run states them (vLLM's log, --num-gpu-blocks-override), instead of sizing them from memory (the weights must still fit); per attention replica with --dp-attention, each pipeline lane its share; not with --prefill-pool", false },
         { OPT_SCHEDSTEPS, "scheduler-steps", 0, "N", "multi-step scheduling (vLLM 0.6 --num-scheduler-steps): admit and schedule once per N decode iterations, scheduling CPU / N (default 1)", false },
         { OPT_RECV, "recv-interval", 0, "N", "SGLang's --scheduler-recv-interval: new requests are taken once per N decode iterations, at once after a prompt iteration or when idle (default 1)", false },
-        { OPT_NOAPI, "no-api-server", 0, NULL, "requests through the engine's own API (vLLM's LLM class, benchmark_throughput), not its HTTP server: no API-server CPU", false },
+        { OPT_NOAPI, "no-api-server", 0, NULL, "requests through the engine's own API (vLLM's LLM class, benchmark_throughput; TensorRT-LLM's trtllm-bench, which sizes the server), not its HTTP server: no API-server CPU", false },
         { OPT_CONC, "concurrency", 'c', "N", "closed loop: N users (default 20), each pausing --think between requests; a benchmark client's max-concurrency N is -c N --think 0", false },
         { OPT_REQS, "requests", 'n', "R", "requests in the pool (default 250)", false },
         { OPT_THINK, "think", 0, "LO-HI", "closed loop: uniform pause between a user's requests (default 1s-3s, chat users; 0 for a benchmark client's max-concurrency, which sends the next at once)", false },
@@ -1016,6 +1017,23 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             x->cfg.pcache_source = SIM_PCACHE_STATIC;
         else if (x->have_pcache || x->no_pcache)
             x->cfg.pcache_source = SIM_PCACHE_OPTION;
+        /* --no-api-server through an engine whose own benchmark sizes the server (trtllm-bench):
+         * its batch limit and budget, said on stderr with the figures they come from */
+        struct bench_size bs;
+        if (sim_config_offline_sizing(&x->cfg, x->s.eff.engine, x->have_mbt, x->have_maxseqs, x->have_nochunk, &bs)) {
+            if (bs.tuned)
+                fprintf(c->errf, "llmroof: note: trtllm-bench sizes max_batch_size %ld and max_num_tokens %ld%s: its "
+                                 "heuristic's %.0f requests of the mean length in the K/V (tuning.py)%s\n",
+                        x->have_maxseqs ? x->cfg.max_seqs : bs.max_batch, x->have_mbt ? x->cfg.max_batched_tokens : bs.max_tokens,
+                        x->have_maxseqs || x->have_mbt ? " (options given win)" : "", bs.kv_requests,
+                        x->s.eff.engine->offline_sizing == LLMROOF_OFFLINE_SIZING_TRTLLM_BENCH_ENGINE && !x->have_nochunk
+                            ? "; chunked context on"
+                            : "");
+            else
+                fprintf(c->errf, "llmroof: note: trtllm-bench does not tune %s weights: BuildConfig's max_batch_size "
+                                 "%ld and max_num_tokens %ld\n",
+                        dtype_name(x->cfg.setup.dt.weight), bs.max_batch, bs.max_tokens);
+        }
         sim_config_multi_step(&x->cfg, (int)x->sched_steps); /* after the profile's cpu_seq_s */
     }
     /* --no-prefix-cache where there was no cache to turn off: the run is the same without it,
@@ -1045,7 +1063,7 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
             fprintf(c->errf, "llmroof: warning: option '--no-api-server' has no effect without --engine: no API "
                              "server is costed\n");
         else if (!(en->api_stream_s > 0) && en->offline_max_batched_tokens <= 0 &&
-                 en->offline_large_gpu_max_batched_tokens <= 0)
+                 en->offline_large_gpu_max_batched_tokens <= 0 && en->offline_sizing == LLMROOF_OFFLINE_SIZING_NONE)
             fprintf(c->errf, "llmroof: warning: option '--no-api-server' has no effect with engine '%s': its profile "
                              "charges no API-server work (api_stream_s 0) and keeps no offline defaults\n", en->id);
     }

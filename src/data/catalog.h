@@ -253,6 +253,12 @@ enum {
 /* The method names, in the bits' order: "draft", "medusa", "eagle", "eagle3", "mtp". */
 extern const char *const llmroof_spec_method_names[5];
 
+/* An engine's own offline benchmark, which sizes the server from the dataset (engine
+ * "offline_sizing"): trtllm-bench throughput on the PyTorch backend (1.x), or on TensorRT engines
+ * (0.x: the build's estimate, chunked context on). */
+enum llmroof_offline_sizing { LLMROOF_OFFLINE_SIZING_NONE, LLMROOF_OFFLINE_SIZING_TRTLLM_BENCH,
+                              LLMROOF_OFFLINE_SIZING_TRTLLM_BENCH_ENGINE };
+
 struct llmroof_engine {
     char id[LLMROOF_ID_MAX];          /* "vllm-0.6" */
     char name[LLMROOF_NAME_MAX];      /* display name */
@@ -435,6 +441,9 @@ struct llmroof_engine {
                                          server (vLLM's LLM class: simulate --no-api-server); 0 = as
                                          the server's */
     long offline_large_gpu_max_batched_tokens; /* the same on GPUs of >= 70 GiB other than A100 */
+    int offline_sizing;               /* "offline_sizing": how the engine's own benchmark sizes its
+                                         server in a run with no API server (simulate --no-api-server):
+                                         LLMROOF_OFFLINE_SIZING_*, serve/bench_size.h */
     bool budget_min_context;          /* the token budget is at least the model's context length (vLLM
                                          0.2-0.5: max(max_model_len, max_num_batched_tokens)) */
     bool whole_prefill;               /* "chunked_prefill": false - prompts are prefilled whole, never

@@ -261,7 +261,7 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
                                           "mem_util_by_tp",
                                           "cpu_output_s", "cpu_output_overlap", "api_stream_s", "api_overlap", "kv_watermark",
                                           "large_gpu_max_seqs", "large_gpu_max_batched_tokens", "offline_max_batched_tokens",
-                                          "offline_large_gpu_max_batched_tokens", "budget_min_context",
+                                          "offline_large_gpu_max_batched_tokens", "offline_sizing", "budget_min_context",
                                           "chunked_prefill_min_context", "chunked_max_batched_tokens",
                                           "chunked_prefill", "prefill_first", "static_batching", "spec_no_overlap", "spec_draft_graph", "spec_methods", "pd_decode_first_token", "pd_decode_resample", "pd_decode_prealloc", "pd_kv_full_window", "max_concurrent_requests", "pd_decode_reserve_tokens", "disaggregation", "tp_step_overhead_s",
                                           "prefix_cache", "gpu_memory_tiers",
@@ -382,6 +382,9 @@ static int parse_engine(struct json_ectx *c, const cJSON *e, struct llmroof_engi
         return rc;
     int adm = 0;
     if ((rc = json_get_choice(c, e, "admission", "admission", admissions, 0, &adm)))
+        return rc;
+    static const char *const sizings[] = { "none", "trtllm-bench", "trtllm-bench-engine", NULL };
+    if ((rc = json_get_choice(c, e, "offline_sizing", "offline_sizing", sizings, 0, &g->offline_sizing)))
         return rc;
     g->admit_no_evict = adm == 1;
     g->admit_reserve = adm == 2;

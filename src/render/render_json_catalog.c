@@ -345,6 +345,10 @@ char *render_json_engines(const struct llmroof_engine *e, int n)
         add_positive(o, "large_gpu_max_batched_tokens", (double)e[i].large_gpu_max_batched_tokens);
         add_positive(o, "offline_max_batched_tokens", (double)e[i].offline_max_batched_tokens);
         add_positive(o, "offline_large_gpu_max_batched_tokens", (double)e[i].offline_large_gpu_max_batched_tokens);
+        if (e[i].offline_sizing == LLMROOF_OFFLINE_SIZING_TRTLLM_BENCH)
+            rj_str(o, "offline_sizing", "trtllm-bench");
+        else if (e[i].offline_sizing == LLMROOF_OFFLINE_SIZING_TRTLLM_BENCH_ENGINE)
+            rj_str(o, "offline_sizing", "trtllm-bench-engine");
         add_positive(o, "tp_step_overhead_s", (double)e[i].tp_step_overhead_s);
         add_positive(o, "ray_output_token_s", (double)e[i].ray_output_token_s);
         if (e[i].ray_workers)

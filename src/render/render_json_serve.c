@@ -109,6 +109,7 @@ static void sim_json_serving(cJSON *o, const struct sim_config *c, const struct 
         /* why (sim.h pcache_source), as the text header says it (docs/json.md) */
         rj_str(x, "cache_source", c->pcache_source == SIM_PCACHE_OPTION   ? "option"
                                                    : c->pcache_source == SIM_PCACHE_STATIC ? "static"
+                                                   : c->pcache_source == SIM_PCACHE_BENCH  ? "bench"
                                                    : c->pcache_source == SIM_PCACHE_ENGINE && c->prefix_cache
                                                        ? "engine"
                                                        : "off-default");

@@ -46,6 +46,8 @@ static const char *pcache_reason(const struct sim_config *c, char *buf, size_t n
         return c->prefix_cache ? "on (--prefix-cache)" : "off (--no-prefix-cache)";
     if (c->pcache_source == SIM_PCACHE_STATIC && !c->prefix_cache)
         return "off (static batching keeps no cache)";
+    if (c->pcache_source == SIM_PCACHE_BENCH && !c->prefix_cache)
+        return "off (trtllm-bench turns block reuse off)";
     if (c->pcache_source == SIM_PCACHE_ENGINE && c->prefix_cache && en)
         snprintf(buf, n, "on (engine default: '%s' caches prefixes)", en);
     else if (!c->prefix_cache && en)

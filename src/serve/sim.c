@@ -291,6 +291,114 @@ void sim_config_spec_seqs(struct sim_config *c, const struct llmroof_engine *en,
         c->max_seqs = en->spec_max_seqs;
 }
 
+/* The K/V per token trtllm-bench's heuristic counts (tuning.py calc_engine_setting): the whole
+ * model's, 2 x attention layers x max(tp, KV heads) x head size x bytes, a rank holding at least one
+ * KV head; an MLA model's latent and rotary key once per layer (bench/tuning/heuristics.py) */
+static double bench_kv_bytes_per_token(const struct llmroof_model *m, int tp, double kv_bytes)
+{
+    const double layers = (double)arch_attn_layers(m);
+    if (m->kv_lora_rank > 0)
+        return layers * (double)(m->kv_lora_rank + m->qk_rope_dim) * kv_bytes;
+    const double heads = (double)(m->kv_heads > tp ? m->kv_heads : tp);
+    return 2.0 * layers * heads * (double)m->head_dim * kv_bytes;
+}
+
+/* Bytes per parameter of the quantisations the heuristic tunes (build.py TUNED_QUANTS: none, FP8,
+ * FP8 block scales, NVFP4); 0 for the rest (weight-only int4/int8 and the like keep BuildConfig's
+ * defaults) */
+static double bench_weight_bytes(const struct llmroof_dtypes *dt)
+{
+    switch (dt->weight) {
+    case LLMROOF_FP16:
+    case LLMROOF_BF16:
+    case LLMROOF_FP32: return 2.0; /* an unquantised checkpoint, as the heuristic counts it */
+    case LLMROOF_FP8: return 1.0;
+    case LLMROOF_FP4: return 0.5;
+    default: return 0.0;
+    }
+}
+
+/* Its bytes per K/V element (tuning.py BYTES_PER_ELEM by kv_cache_quant_algo: FP8 1, NVFP4 0.5,
+ * else 2) */
+static double bench_kv_elem_bytes(enum llmroof_dtype kv)
+{
+    return kv == LLMROOF_FP8 ? 1.0 : kv == LLMROOF_FP4 ? 0.5 : 2.0;
+}
+
+bool sim_config_offline_sizing(struct sim_config *c, const struct llmroof_engine *en, bool keep_budget,
+                               bool keep_seqs, bool keep_chunking, struct bench_size *out)
+{
+    if (!en || en->offline_sizing == LLMROOF_OFFLINE_SIZING_NONE || !c->no_api_server || !c->setup.model ||
+        !c->setup.gpu)
+        return false;
+    double isl = 0, osl = 0;
+    long isl_max = 0;
+    if (c->mode == SIM_TRACE && c->trace && c->ntrace > 0) {
+        for (size_t i = 0; i < c->ntrace; i++) {
+            isl += (double)c->trace[i].prompt;
+            osl += (double)c->trace[i].output;
+            if (c->trace[i].prompt > isl_max)
+                isl_max = c->trace[i].prompt;
+        }
+        isl /= (double)c->ntrace;
+        osl /= (double)c->ntrace;
+    } else if (c->workload) {
+        workload_means(c->workload, &isl, &osl);
+        isl_max = workload_max_prompt(c->workload);
+    } else {
+        return false;
+    }
+    const bool engine_path = en->offline_sizing == LLMROOF_OFFLINE_SIZING_TRTLLM_BENCH_ENGINE;
+    const int pp = c->setup.layout.pp > 1 ? c->setup.layout.pp : 1;
+    const struct bench_size_in in = {
+        .gpu_mem_gib = c->setup.gpu->memory_bytes / 1073741824.0,
+        .gpus = c->setup.tp * pp,
+        .pp = pp,
+        .params = arch_params(c->setup.model).total,
+        .weight_bytes = bench_weight_bytes(&c->setup.dt),
+        .kv_bytes_per_token = bench_kv_bytes_per_token(c->setup.model, c->setup.tp, bench_kv_elem_bytes(c->setup.dt.kv)),
+        .isl_mean = isl,
+        .osl_mean = osl,
+        .isl_max = isl_max,
+        /* `trtllm-bench build` sizes the engine at the heuristic's own 0.95; the PyTorch path passes
+         * --kv_cache_free_gpu_mem_fraction, 0.90 */
+        .kv_fraction = engine_path ? 0.95 : 0.90,
+        /* the PyTorch path without chunked prefill raises max_num_tokens to the longest input +
+         * max_batch_size (benchmark/utils/general.py get_settings) */
+        .isl_floor = !engine_path && !c->chunked_prefill,
+        .default_batch = en->max_seqs > 0 ? en->max_seqs : 2048,
+        .default_tokens = en->max_batched_tokens > 0 ? en->max_batched_tokens : 8192,
+    };
+    const struct bench_size s = bench_size_trtllm(&in);
+    if (!keep_seqs)
+        c->max_seqs = s.max_batch;
+    if (!keep_budget)
+        c->max_batched_tokens = s.max_tokens;
+    if (engine_path && !keep_chunking) {
+        /* trtllm-bench on TensorRT engines runs chunked context (ExecutorSettingsConfig.chunking
+         * True in its first releases; the CLI's default again for the tensorrt backend from PR
+         * #6582/#6956), first come first served */
+        c->chunked_prefill = true;
+        c->prefill_first = false;
+    } else if (c->setup.gpu && en->cuda_graphs) {
+        /* CudaGraphConfig(enable_padding=True, max_batch_size=max_batch_size): every decode batch
+         * up to the batch limit pads to a captured size (cuda_graph_runner.py), captured sizes at
+         * most max_num_tokens (PR #4843) */
+        const double gm = (double)(c->max_seqs < c->max_batched_tokens ? c->max_seqs : c->max_batched_tokens);
+        c->setup.eff.graph_max = gm;
+        c->setup.eff.graph_every = 0;
+    }
+    /* KvCacheConfig(enable_block_reuse=False) in trtllm-bench's settings */
+    if (c->pcache_source != SIM_PCACHE_OPTION && c->prefix_cache) {
+        c->prefix_cache = false;
+        c->pcache_source = SIM_PCACHE_BENCH;
+        c->preempt_keep = SIM_KEEP_NONE;
+    }
+    if (out)
+        *out = s;
+    return true;
+}
+
 void sim_config_static(struct sim_config *c)
 {
     c->static_batching = true;

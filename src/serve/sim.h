@@ -14,6 +14,7 @@
 #include "base/stop.h"
 #include "model/estimate.h"
 #include "model/memory.h"
+#include "serve/bench_size.h"
 #include "serve/workload.h"
 
 enum sim_mode {
@@ -228,7 +229,9 @@ struct sim_config {
         SIM_PCACHE_OFF_DEFAULT = 0,  /* off: the engine (or no engine) does not cache by default */
         SIM_PCACHE_ENGINE,           /* the engine's default (vLLM V1, SGLang) */
         SIM_PCACHE_OPTION,           /* --prefix-cache or --no-prefix-cache */
-        SIM_PCACHE_STATIC            /* static batching keeps no cache across requests */
+        SIM_PCACHE_STATIC,           /* static batching keeps no cache across requests */
+        SIM_PCACHE_BENCH             /* the engine's own benchmark turns reuse off (trtllm-bench:
+                                        enable_block_reuse False) */
     } pcache_source;
     const struct llmroof_engine *pcache_engine;
     /* What a preempted request leaves cached in its pool, where the run caches prefixes (the
@@ -453,6 +456,14 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
  * profile states one (spec_max_seqs: SGLang's 48) and none was given (keep_seqs false); called by
  * sim_config_engine, and again by a caller that sets the method after it. */
 void sim_config_spec_seqs(struct sim_config *c, const struct llmroof_engine *en, bool keep_seqs);
+/* A run through the engine's own benchmark (--no-api-server) of an engine that sizes its server
+ * from the dataset (engine offline_sizing: trtllm-bench throughput): its max_batch_size and
+ * max_num_tokens from c->workload's mean and longest lengths unless stated (keep_*), chunked
+ * context on TensorRT engines, CUDA graphs padded up to the batch on the PyTorch backend, no
+ * block reuse. Needs c->setup and c->workload (or c->trace); returns whether it applied, *out
+ * what it chose; keep_chunking: --no-chunked-prefill was given. serve/bench_size.h has the rule. */
+bool sim_config_offline_sizing(struct sim_config *c, const struct llmroof_engine *en, bool keep_budget,
+                               bool keep_seqs, bool keep_chunking, struct bench_size *out);
 /* The memory options engine en's instance takes on setup's GPU and layout, as the simulator sizes
  * its pool (sim_config_engine): its share of the device or of the free memory, its reserve, and
  * the workspace of its token budget and sequence limit, those held per data-parallel attention

@@ -1104,8 +1104,16 @@ int sim_collect_metrics(struct runner *r, struct llmroof_err *err)
     out->kv_util_mean = wt > 0 ? wk / wt : 0;
     out->kv_capacity_tokens = cap_tokens;
     /* a windowed model's request holds its window's tokens in the local layers (seq_blocks) */
-    out->max_batch_at_mean_len =
-        out->completed ? out->kv_capacity_tokens / held_tokens(&r->E[0], lens / (double)out->completed) : 0;
+    /* the mean length of the completed requests; where none completed (every prompt refused), the
+     * workload's expected one, so that the KV line still says what the pool holds (it had read
+     * "about 0 requests" for a pool of 1,000,752 tokens and 22,000-token requests: 45) */
+    double mean_len = out->completed ? lens / (double)out->completed : 0;
+    if (!(mean_len > 0) && c->workload && c->mode != SIM_TRACE) {
+        double mp = 0, mo = 0;
+        workload_means(c->workload, &mp, &mo);
+        mean_len = mp + mo;
+    }
+    out->max_batch_at_mean_len = mean_len > 0 ? out->kv_capacity_tokens / held_tokens(&r->E[0], mean_len) : 0;
     out->mean_in_system = out->duration_s > 0 ? area / out->duration_s : 0;
     out->open_loop = c->mode == SIM_RATE || c->mode == SIM_TRACE;
     if (out->open_loop)

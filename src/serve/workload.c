@@ -665,6 +665,35 @@ long workload_min_prompt(const struct workload *w)
     return 1;
 }
 
+static void max_draw(void *ctx, long prompt, long output)
+{
+    (void)output;
+    long *m = ctx;
+    if (prompt > *m)
+        *m = prompt;
+}
+
+long workload_max_prompt(const struct workload *w)
+{
+    switch (w->kind) {
+    case WORKLOAD_FIXED:
+    case WORKLOAD_RANDOM: return w->prompt; /* random:P:O[:R] draws prompts up to P */
+    case WORKLOAD_PAIRS: {
+        long m = 0;
+        for (size_t i = 0; i < w->npairs; i++)
+            if (w->pairs[2 * i] > m)
+                m = w->pairs[2 * i];
+        return m;
+    }
+    default: break;
+    }
+    /* a distribution (or sharegpt, drawn or not): the longest of the fixed-seed draws its means
+     * are taken over */
+    long m = 0;
+    workload_each_mean_draw(w, max_draw, &m);
+    return m;
+}
+
 static void add_draw(void *ctx, long prompt, long output)
 {
     double *s = ctx;

@@ -174,6 +174,8 @@ for c in 'graph_max_batch:"cuda_graphs": false, "graph_max_batch": 256' \
     'kv_block_tokens:"kv_block_tokens": 0' \
     'mem_util:"mem_util": 0.3' \
     'admission:"admission": "waiting"' \
+    'offline_sizing:"offline_sizing": "trtllm"' \
+    'offline_sizing:"offline_sizing": 1' \
     'aliases:"aliases": "e-1"' \
     'aliases:"aliases": ["e 1"]' \
     'spec_methods:"spec_methods": "eagle"' \

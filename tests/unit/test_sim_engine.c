@@ -4,6 +4,8 @@
  * budget; at or below 32K it runs whole prompts first with max(max_model_len, 2048) tokens. */
 #include "helpers.h"
 
+#include <math.h>
+
 #include "serve/sim.h"
 
 /* The shipped profile `id` applied to a default simulator configuration for model `mid` on one
@@ -582,6 +584,100 @@ static void tensorrt_llm_refuses_a_prompt_above_its_budget(void **state)
     catalog_free(&cat);
 }
 
+/* trtllm-bench's heuristic (tensorrt_llm/bench/build/tuning.py) by hand, Llama-3.1-8B fp8 with an
+ * fp8 KV cache on one 80 GiB GPU: weights 8.03e9 x 1 B / 2^30 = 7.4785 GiB; K/V 2 x 32 layers x 8
+ * heads x 128 x 1 B = 65,536 B a token = 6.1035e-5 GiB; cache (80 - 7.4785) x 0.90 = 65.269 GiB.
+ *   128/128:    65.269 / (6.1035e-5 x 256) = 4177 requests: raw_bs min(4177, 4096) = 4096 -> 256
+ *               ceil(16) = 4096; raw_tok min(4096 x 2, 32768) = 8192 -> 1024 ceil(8) = 8192
+ *   2048/128:   / (6.1035e-5 x 2176) = 491.4: 128 ceil(3.84) = 512; 491.4 x 17 = 8354 -> 1024
+ *               ceil(8.16) = 9216 (the longest input + batch, 2560, is below it)
+ *   5000/500:   / (6.1035e-5 x 5500) = 194.4: 32 ceil(6.08) = 224; 194.4 x 11 = 2139 -> 256
+ *               ceil(8.36) = 2304, raised to 5000 + 224 = 5224 without chunked prefill
+ *   20000/2000: / (6.1035e-5 x 22000) = 48.6: max(64, 32 ceil(1.52) = 64) = 64; 48.6 x 11 = 535
+ *               -> max(2048, 768) = 2048, raised to 20000 + 64 = 20064
+ * and at PP 2 (two GPUs, 160 GiB) 128/128: (160 - 7.4785) x 0.9 / 0.015625 = 8786, min 4096 / 2 =
+ * 2048 -> 256 ceil(8) = 2048; 2048 x 2 = 4096 -> 512 ceil(8) = 4096. A weight-only int4 checkpoint
+ * is not tuned: BuildConfig's 2048 and 8192, the floor 9000 + 2048 = 11048. */
+static void trtllm_bench_rounds_its_kv_estimate(void **state)
+{
+    (void)state;
+    struct bench_size_in in = { .gpu_mem_gib = 80, .gpus = 1, .pp = 1, .params = 8.03e9, .weight_bytes = 1,
+                                .kv_bytes_per_token = 65536, .kv_fraction = 0.90, .isl_floor = true,
+                                .default_batch = 2048, .default_tokens = 8192 };
+    const struct { double isl, osl; long bs, tok; double req; } cases[] = {
+        { 128, 128, 4096, 8192, 4177.2 }, { 2048, 128, 512, 9216, 491.4 },
+        { 5000, 500, 224, 5224, 194.4 },  { 20000, 2000, 64, 20064, 48.6 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        in.isl_mean = cases[i].isl;
+        in.osl_mean = cases[i].osl;
+        in.isl_max = (long)cases[i].isl;
+        const struct bench_size s = bench_size_trtllm(&in);
+        assert_true(s.tuned);
+        assert_int_equal(s.max_batch, cases[i].bs);
+        assert_int_equal(s.max_tokens, cases[i].tok);
+        assert_true(fabs(s.kv_requests - cases[i].req) < 0.1);
+    }
+    in.isl_mean = in.osl_mean = 128;
+    in.isl_max = 128;
+    in.gpus = in.pp = 2;
+    struct bench_size s = bench_size_trtllm(&in);
+    assert_int_equal(s.max_batch, 2048);
+    assert_int_equal(s.max_tokens, 4096);
+    in.gpus = in.pp = 1;
+    in.weight_bytes = 0; /* int4 AWQ */
+    in.isl_mean = in.isl_max = 9000;
+    s = bench_size_trtllm(&in);
+    assert_false(s.tuned);
+    assert_int_equal(s.max_batch, 2048);
+    assert_int_equal(s.max_tokens, 11048);
+}
+
+/* simulate --no-api-server through the TensorRT-LLM profiles takes that sizing for its workload:
+ * the PyTorch backend (1.x) 64 sequences and 20,064 tokens for 20000/2000 (above), graphs padded
+ * up to 64, whole prompts; the TensorRT-engine profile (0.x) sizes at the build's 0.95: (80 -
+ * 7.4785) x 0.95 / 1.3428 = 51.3 requests -> 64 and max(2048, 256 ceil(2.2)) = 2048 tokens, in
+ * chunks (chunked context on), unless --no-chunked-prefill. A served run (no --no-api-server) keeps
+ * the profile's 2048 and 8192. */
+static void trtllm_bench_sizes_a_run_through_its_own_api(void **state)
+{
+    (void)state;
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 20000, 2000, NULL, 0, NULL };
+    const char *ids[2] = { "tensorrt-llm-pytorch", "tensorrt-llm" };
+    for (int i = 0; i < 2; i++) {
+        for (int keep_chunk = 0; keep_chunk < 2; keep_chunk++) {
+            struct sim_config c = engine_config(&cat, ids[i], "llama-3.1-8b", 0, false);
+            c.setup.tp = 1;
+            c.setup.dt.weight = LLMROOF_FP8;
+            c.setup.dt.kv = LLMROOF_FP8;
+            c.setup.eff = roofline_default_effs(c.setup.gpu);
+            c.workload = &w;
+            c.mode = SIM_OFFLINE;
+            const struct llmroof_engine *en = shipped_engine(&cat, ids[i]);
+            assert_false(sim_config_offline_sizing(&c, en, false, false, false, NULL)); /* served */
+            assert_int_equal(c.max_seqs, 2048);
+            assert_int_equal(c.max_batched_tokens, 8192);
+            c.no_api_server = true;
+            struct bench_size s;
+            assert_true(sim_config_offline_sizing(&c, en, false, false, keep_chunk, &s));
+            assert_int_equal(c.max_seqs, 64);
+            if (i == 0) {
+                assert_int_equal(c.max_batched_tokens, 20064);
+                assert_false(c.chunked_prefill);
+                assert_true(c.setup.eff.graph_max == 64.0);
+                assert_true(c.setup.eff.graph_every == 0.0);
+            } else {
+                assert_int_equal(c.max_batched_tokens, 2048);
+                assert_true(fabs(s.kv_requests - 51.3) < 0.1);
+                assert_true(c.chunked_prefill == !keep_chunk);
+            }
+        }
+    }
+    catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -603,6 +699,8 @@ int main(void)
         cmocka_unit_test(pools_and_estimate_take_the_gpus_graph_limit_and_budget),
         cmocka_unit_test(estimate_and_simulate_replay_the_same_steps),
         cmocka_unit_test(tensorrt_llm_refuses_a_prompt_above_its_budget),
+        cmocka_unit_test(trtllm_bench_rounds_its_kv_estimate),
+        cmocka_unit_test(trtllm_bench_sizes_a_run_through_its_own_api),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
