@@ -599,12 +599,23 @@ int cmd_estimate(struct cli *c, int argc, char **argv)
                     if (dec && !(e.decode_steps > 0 && e1.decode_steps > 0))
                         continue;
                     const double with = dec ? e.tpot_s : e.ttft_s, without = dec ? e1.tpot_s : e1.ttft_s;
+                    /* a prefill-type step's GEMMs also run on the SMs DeepEP's normal kernels leave
+                     * (roofline.c rl_tbo_sm_factor): name it where it applies */
+                    const int sms = g->sm_count;
+                    const bool held = !dec && e.prefill_ops.a2a_overlap && e.prefill_ops.a2a_normal &&
+                                      sms > KERNEL_DEEPEP_NORMAL_SMS;
                     if (with > without * 1.001)
                         sbuf_printf(&c->out, "note: two-batch overlap makes %s %.3f ms against %.3f ms without: each "
-                                             "micro-batch reads the experts it touches again, more than the %.3f ms "
+                                             "micro-batch reads the experts it touches again%s, more than the %.3f ms "
                                              "of all-to-all it hides\n",
                                     dec ? "TPOT" : "TTFT", with * 1e3, without * 1e3,
+                                    held ? ", and its GEMMs run on the SMs DeepEP's kernels leave" : "",
                                     (dec ? e.decode.hidden_s : e.prefill.hidden_s) * 1e3);
+                    else if (held)
+                        sbuf_printf(&c->out, "note: two-batch overlap's prefill GEMMs run on %d of the %d SMs (DeepEP's "
+                                             "normal kernels hold %d): %s %.3f ms against %.3f ms without\n",
+                                    sms - KERNEL_DEEPEP_NORMAL_SMS, sms, KERNEL_DEEPEP_NORMAL_SMS, "TTFT", with * 1e3,
+                                    without * 1e3);
                 }
             }
         }

@@ -102,6 +102,8 @@ static void show_gpu(struct table *t, const struct llmroof_gpu *g)
             "a GEMM of M rows, N columns computes as M + this x (4096/N)^0.43");
     kvn(t, "step_overhead", "%.1f", g->step_overhead_s * 1e6, "us");
     kvn(t, "gpus_per_node", "%.0f", (double)g->gpus_per_node, "");
+    if (g->sm_count > 0)
+        kvn(t, "sm_count", "%.0f", (double)g->sm_count, "streaming multiprocessors");
     kvn(t, "domain_gpus", "%.0f", (double)g->domain_gpus, "GPUs sharing the intra-node link");
     kv(t, "network", g->net_kind, "between domains");
     kvn(t, "network_bandwidth", "%.2f", g->net_bw_Bps / 1e9, "GB/s per GPU per direction");

@@ -84,6 +84,10 @@ struct llmroof_gpu {
                                                         rows (kernel_gemm_ramp_rows, kernel_gemm_ramp_compute_s);
                                                         0 = none (the compute efficiency holds at any M) */
     int gpus_per_node;                               /* usual GPUs in one server */
+    int sm_count;                                    /* streaming multiprocessors (CUDA's
+                                                        multi_processor_count); 0 = not stated: what a
+                                                        communication kernel holding some of them takes from
+                                                        overlapped GEMMs is not charged (roofline.c) */
     int domain_gpus;                                 /* GPUs sharing the intra-node link (8; NVL72: 72) */
     char net_kind[16];                               /* inter-node network ("ib-ndr", "roce", "efa") */
     double net_bw_Bps;                               /* inter-node bandwidth per GPU, bytes/s, one direction */

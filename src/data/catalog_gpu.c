@@ -26,7 +26,7 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
 {
     static const char *const fields[] = {
         "id", "name", "aliases", "memory_bytes", "memory_visible_bytes", "memory_bandwidth_Bps", "peak_flops",
-        "interconnect", "efficiency", "step_overhead_s", "gpus_per_node", "domain_gpus", "network", "host", "arch",
+        "interconnect", "efficiency", "step_overhead_s", "gpus_per_node", "sm_count", "domain_gpus", "network", "host", "arch",
         "source", NULL
     };
     static const char *const host_fields[] = { "cpu", "cpu_speed", NULL };
@@ -217,6 +217,10 @@ static int parse_gpu(struct json_ectx *c, const cJSON *e, struct llmroof_gpu *g)
     if ((rc = json_get_long(c, e, "gpus_per_node", true, 1, 1024, &gpn, NULL)))
         return rc;
     g->gpus_per_node = (int)gpn;
+    long sms = 0;
+    if ((rc = json_get_long(c, e, "sm_count", false, 1, 1024, &sms, NULL)))
+        return rc;
+    g->sm_count = (int)sms;
     /* NVLink domain: 8 in an HGX server, 72 in a GB200 NVL72 rack; default the server */
     long dom = gpn;
     if ((rc = json_get_long(c, e, "domain_gpus", false, 1, 1024, &dom, NULL)))

@@ -149,6 +149,10 @@ double kernel_wo_routed_tile_padding(double rows);
  * H200, PR #36559) take 1.2-1.8x longer than this (2.7x at one H20 point), a cost per expert
  * that no published table sizes across GPUs. */
 #define KERNEL_TRITON_MOE_COMPUTE_SHARE 0.72
+/* SMs DeepEP's normal (prefill) kernels hold while they run: deep_ep/buffer.py Buffer.num_sms, 20 by
+ * default, which SGLang's DeepEPConfig keeps unless --deepep-config sets one; under two-batch overlap
+ * the other micro-batch's GEMMs run on the rest (roofline.c rl_tbo_sm_factor) */
+#define KERNEL_DEEPEP_NORMAL_SMS 20
 
 /* Blackwell's grouped fp4 MoE kernels (TensorRT-LLM-gen's NVFP4 MoE, which FlashInfer carries and
  * vLLM, SGLang and TensorRT-LLM call) compute their expert GEMMs far below the dense fp4 GEMM's

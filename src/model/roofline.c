@@ -716,6 +716,25 @@ static double rl_gemm_ramp(const struct llmroof_effs *eff, const struct llmroof_
     return kernel_gemm_ramp_compute_s(c, m, rows, kernel_gemm_ramp_rows(m0, n));
 }
 
+/* Two-batch overlap in a prefill-type step: DeepEP's normal kernels hold KERNEL_DEEPEP_NORMAL_SMS of
+ * the GPU's SMs while the other micro-batch computes, and the engine runs that micro-batch's GEMMs on
+ * the rest (SGLang's TBO prefill strategy: deep_gemm_num_sms = SMs - DeepEP's num_sms for the whole
+ * overlapped forward, batch_overlap/operations_strategy.py): a weight GEMM's compute time scales by
+ * SMs / (SMs - held). Not the leading dense layers' MLPs (run before the split) nor the LM head (after
+ * the merge); not attention, whose kernels the engines leave at the full grid. The low-latency
+ * kernels of a decode step hold none (their receive is a hook, DeepEP's README). 1 where the GPU
+ * states no sm_count. */
+static double rl_tbo_sm_factor(const struct roofline_prep *r, const struct llmroof_oplist *ops, int k)
+{
+    if (!ops->a2a_overlap || !ops->a2a_normal || !r->gpu || r->gpu->sm_count <= KERNEL_DEEPEP_NORMAL_SMS)
+        return 1.0;
+    if (!(ops->op[k].wbytes > 0) || k == LLMROOF_OP_DENSE_FFN || k == LLMROOF_OP_LM_HEAD || k == LLMROOF_OP_DSA_INDEX ||
+        k == LLMROOF_OP_LINEAR_MIX)
+        return 1.0;
+    const double s = (double)r->gpu->sm_count;
+    return s / (s - KERNEL_DEEPEP_NORMAL_SMS);
+}
+
 static inline void rl_op(const struct roofline_prep *r, const struct llmroof_oplist *ops, int k, bool dequant,
                          double ramp, double launch_s, const struct llmroof_oplist *ref_ops,
                          const struct llmroof_phase *ref, bool full, struct llmroof_optime *t, double sums[4])
@@ -824,6 +843,7 @@ static inline void rl_op(const struct roofline_prep *r, const struct llmroof_opl
         }
         if (eff->gemm_ramp_rows > 0 && rl_gemm_ramp_applies(ops, k))
             c = rl_gemm_ramp(eff, ops, k, c, m);
+        c *= rl_tbo_sm_factor(r, ops, k);
     } else if (eager) {
         c = (k == LLMROOF_OP_ATTN_LOCAL ? ops->attn_local_full_flops : op->flops) * ops->attn_square / rl_apeak(r, ops);
         m = bytes / r->bw;

@@ -191,6 +191,8 @@ static cJSON *gpu_entry(const struct llmroof_gpu *g, const char *schema)
             rj_num(ef, opt[i].key, opt[i].v);
     rj_num(o, "step_overhead_s", g->step_overhead_s);
     rj_num(o, "gpus_per_node", g->gpus_per_node);
+    if (g->sm_count > 0)
+        rj_num(o, "sm_count", g->sm_count);
     rj_num(o, "domain_gpus", g->domain_gpus);
     cJSON *nw = rj_obj(o, "network");
     rj_str(nw, "kind", g->net_kind);
