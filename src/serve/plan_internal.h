@@ -126,6 +126,9 @@ long plan_rate_pool(double rate);
 /* The steady-state service rate bound of one instance of `code` on `g` (sim_instance_capacity_qps
  * with the instance's KV pool and limits, as the simulator bounds its own pools), 0 when it cannot
  * be bounded; the rate planner skips pools whose bound cannot carry the rate. */
+/* The requests per second one instance of layout `code` hands over its K/V links in a
+ * disaggregated deployment (an upper bound; 0 when it cannot be told). */
+double plan_pool_link_qps(const struct plan_input *in, const struct llmroof_gpu *g, int code);
 double plan_pool_capacity_qps(const struct plan_input *in, const struct llmroof_gpu *g, int code,
                               enum sim_capacity_kind kind);
 bool plan_pool_shard(const struct plan_input *in, const struct llmroof_gpu *g, int code, struct llmroof_setup *s,

@@ -1916,6 +1916,33 @@ static void the_link_bound_takes_the_mean_of_the_held_kv(void **state)
     catalog_free(&cat);
 }
 
+/* The least-loaded router counts a prefill instance's requests until their K/V has left it, as the
+ * server holds them: Llama-3.1-8B, 4,000-token prompts at 20/s over a 1 GB/s link, 12 prefill and
+ * 64 decode H100s. A transfer is 20 us + 4000 x 131,072 B / 1e9 = 0.524 s, so 12 links move
+ * 12 / 0.524 = 22.9 requests/s, 0.87 of them busy: a queue, not an overload. Counted off at the
+ * prefill's end, every new prompt went to the instance that had just finished one (its load 0, its
+ * link busiest), and the run read overloaded with p90 TPOT 301 ms; round-robin 11 ms. */
+static void least_loaded_routing_counts_transfers_in_flight(void **state)
+{
+    struct llmroof_catalog cat;
+    load_shipped(&cat);
+    struct workload w = { WORKLOAD_FIXED, 4000, 200, NULL, 0, NULL };
+    struct sim_config c = config(&cat, "llama-3.1-8b", "h100", 1, &w);
+    disaggregate(&cat, &c, NULL);
+    c.prefill.instances = 12;
+    c.decode.instances = 64;
+    c.kv_link_Bps = 1e9;
+    c.router = SIM_ROUTE_LEAST_LOADED;
+    struct sim_result r;
+    run_at_rate(&c, 20, 1000, &r);
+    assert_false(r.overloaded);
+    assert_true(r.tpot.p90 < 0.02);
+    assert_float_equal(r.pool_capacity_qps[0], 12.0 / (20e-6 + 4000.0 * 131072.0 / 1e9), 1e-6);
+    assert_true(r.pool_link_bound[0]);
+    sim_result_free(&r);
+    catalog_free(&cat);
+}
+
 /* ... while a disaggregated cluster behind on its KV link is overloaded though its pools pause:
  * Llama-3.1-8B, 8000-token prompts over a 1 GB/s link, one prefill and one decode H100 at 3/s.
  * A request's K/V is 8000 x 131,072 B = 1,048,576,000 B, 20 us + 1.048576 s over the link (one
@@ -5143,6 +5170,7 @@ int main(void)
         cmocka_unit_test(a_short_run_beyond_the_service_rate_is_overload),
         cmocka_unit_test(an_idle_server_with_a_request_in_flight_is_not_overload),
         cmocka_unit_test(a_kv_link_bottleneck_is_overload),
+        cmocka_unit_test(least_loaded_routing_counts_transfers_in_flight),
         cmocka_unit_test(vllm_connectors_send_every_layers_whole_context),
         cmocka_unit_test(tgi_refuses_past_its_concurrency_limit),
         cmocka_unit_test(sglang_decode_keeps_tokens_free_per_held_request),
