@@ -1020,20 +1020,28 @@ static int simulate_main(struct cli *c, int argc, char **argv, struct ctx *x, st
         /* --no-api-server through an engine whose own benchmark sizes the server (trtllm-bench):
          * its batch limit and budget, said on stderr with the figures they come from */
         struct bench_size bs;
-        if (sim_config_offline_sizing(&x->cfg, x->s.eff.engine, x->have_mbt, x->have_maxseqs, x->have_nochunk, &bs)) {
-            if (bs.tuned)
-                fprintf(c->errf, "llmroof: note: trtllm-bench sizes max_batch_size %ld and max_num_tokens %ld%s: its "
-                                 "heuristic's %.0f requests of the mean length in the K/V (tuning.py)%s\n",
-                        x->have_maxseqs ? x->cfg.max_seqs : bs.max_batch, x->have_mbt ? x->cfg.max_batched_tokens : bs.max_tokens,
-                        x->have_maxseqs || x->have_mbt ? " (options given win)" : "", bs.kv_requests,
-                        x->s.eff.engine->offline_sizing == LLMROOF_OFFLINE_SIZING_TRTLLM_BENCH_ENGINE && !x->have_nochunk
-                            ? "; chunked context on"
-                            : "");
-            else
-                fprintf(c->errf, "llmroof: note: trtllm-bench does not tune %s weights: BuildConfig's max_batch_size "
-                                 "%ld and max_num_tokens %ld\n",
-                        dtype_name(x->cfg.setup.dt.weight), bs.max_batch, bs.max_tokens);
-        }
+        const enum sim_sizing sz =
+            sim_config_offline_sizing(&x->cfg, x->s.eff.engine, x->have_mbt, x->have_maxseqs, x->have_nochunk, &bs);
+        const int ppl = x->cfg.setup.layout.pp > 1 ? x->cfg.setup.layout.pp : 1;
+        if (sz == SIM_SIZING_APPLIED && bs.tuned)
+            fprintf(c->errf, "llmroof: note: trtllm-bench sizes max_batch_size %ld%s and max_num_tokens %ld%s: its "
+                             "heuristic's %.0f requests of the mean length in the K/V (tuning.py)%s\n",
+                    x->have_maxseqs ? x->cfg.max_seqs : bs.max_batch, ppl > 1 && !x->have_maxseqs ? " a pipeline lane" : "",
+                    x->have_mbt ? x->cfg.max_batched_tokens : bs.max_tokens, x->have_maxseqs || x->have_mbt ? " (the option given wins)" : "",
+                    bs.kv_requests, x->have_nochunk ? "" : "; chunked context on");
+        else if (sz == SIM_SIZING_APPLIED)
+            fprintf(c->errf, "llmroof: note: trtllm-bench does not tune these weights (%s): BuildConfig's max_batch_size "
+                             "%ld and max_num_tokens %ld%s\n",
+                    x->cfg.setup.dt.weight_bits > 0 ? "--weight-bits" : x->cfg.setup.model->ckpt_format[0] ? x->cfg.setup.model->ckpt_format : dtype_name(x->cfg.setup.dt.weight),
+                    x->cfg.max_seqs / ppl, x->cfg.max_batched_tokens,
+                    x->cfg.max_batched_tokens > (x->s.eff.engine->max_batched_tokens > 0 ? x->s.eff.engine->max_batched_tokens : 8192)
+                        ? " (raised to the longest prompt + max_batch_size)" : "");
+        else if (sz == SIM_SIZING_NOT_LOAD || sz == SIM_SIZING_NOT_POOLS || sz == SIM_SIZING_NOT_DP)
+            fprintf(c->errf, "llmroof: note: --no-api-server keeps the limits of engine '%s': trtllm-bench sizes %s\n",
+                    x->s.eff.engine->id,
+                    sz == SIM_SIZING_NOT_LOAD    ? "a dataset submitted at once or at a concurrency, not timed arrivals"
+                    : sz == SIM_SIZING_NOT_POOLS ? "one server, not pools or several instances"
+                                                 : "attention-DP ranks by a rule llmroof does not model");
         sim_config_multi_step(&x->cfg, (int)x->sched_steps); /* after the profile's cpu_seq_s */
     }
     /* --no-prefix-cache where there was no cache to turn off: the run is the same without it,

@@ -170,7 +170,7 @@ static void simulate(const struct srv_case *c, const struct llmroof_gpu *g, cons
     sc.requests = c->requests;
     /* a row run through the engine's own benchmark (trtllm-bench) takes its sizing from the
      * workload, unless the row states the limits */
-    sim_config_offline_sizing(&sc, e, c->max_batched_tokens > 0, c->max_seqs > 0, c->chunked == 0, NULL);
+    (void)sim_config_offline_sizing(&sc, e, c->max_batched_tokens > 0, c->max_seqs > 0, c->chunked == 0, NULL);
     switch (c->load) {
     case SRV_LOAD_STATIC:
         /* a closed batch, as the static rows measure it: the batch's requests all queued at t = 0

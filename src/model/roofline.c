@@ -720,8 +720,10 @@ static double rl_gemm_ramp(const struct llmroof_effs *eff, const struct llmroof_
  * the GPU's SMs while the other micro-batch computes, and the engine runs that micro-batch's GEMMs on
  * the rest (SGLang's TBO prefill strategy: deep_gemm_num_sms = SMs - DeepEP's num_sms for the whole
  * overlapped forward, batch_overlap/operations_strategy.py): a weight GEMM's compute time scales by
- * SMs / (SMs - held). Not the leading dense layers' MLPs (run before the split) nor the LM head (after
- * the merge); not attention, whose kernels the engines leave at the full grid. The low-latency
+ * SMs / (SMs - held): the block-scaled fp8 GEMMs, DeepGEMM's, which that setting binds (NVFP4 and
+ * 16-bit GEMMs run CUTLASS/cuBLAS kernels at the full grid, not charged). Not the leading dense
+ * layers' MLPs (run before the split) nor the LM head (after the merge); not attention, whose
+ * kernels the engines leave at the full grid. The low-latency
  * kernels of a decode step hold none (their receive is a hook, DeepEP's README). 1 where the GPU
  * states no sm_count. */
 static double rl_tbo_sm_factor(const struct roofline_prep *r, const struct llmroof_oplist *ops, int k)
@@ -729,7 +731,7 @@ static double rl_tbo_sm_factor(const struct roofline_prep *r, const struct llmro
     if (!ops->a2a_overlap || !ops->a2a_normal || !r->gpu || r->gpu->sm_count <= KERNEL_DEEPEP_NORMAL_SMS)
         return 1.0;
     if (!(ops->op[k].wbytes > 0) || k == LLMROOF_OP_DENSE_FFN || k == LLMROOF_OP_LM_HEAD || k == LLMROOF_OP_DSA_INDEX ||
-        k == LLMROOF_OP_LINEAR_MIX)
+        k == LLMROOF_OP_LINEAR_MIX || !(ops->block_fp8_ops >> k & 1u))
         return 1.0;
     const double s = (double)r->gpu->sm_count;
     return s / (s - KERNEL_DEEPEP_NORMAL_SMS);

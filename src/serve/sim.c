@@ -24,6 +24,8 @@
 
 #include "model/arch.h"
 #include "model/ckpt.h"
+#include "model/memory.h"
+#include "model/estimate.h"
 
 #include <limits.h>
 #include <math.h>
@@ -304,10 +306,16 @@ static double bench_kv_bytes_per_token(const struct llmroof_model *m, int tp, do
 }
 
 /* Bytes per parameter of the quantisations the heuristic tunes (build.py TUNED_QUANTS: none, FP8,
- * FP8 block scales, NVFP4); 0 for the rest (weight-only int4/int8 and the like keep BuildConfig's
- * defaults) */
-static double bench_weight_bytes(const struct llmroof_dtypes *dt)
+ * FP8 block scales, NVFP4); 0 for the rest: weight-only int4/int8, a stated --weight-bits, MXFP4 and
+ * other checkpoint formats keep BuildConfig's defaults */
+static double bench_weight_bytes(const struct llmroof_model *m, const struct llmroof_dtypes *dt)
 {
+    if (ckpt_is_nvfp4(m))
+        return 0.5;
+    if (m->ckpt_format[0] && strcmp(m->ckpt_format, "fp8") != 0)
+        return 0.0;
+    if (dt->weight_bits > 0)
+        return 0.0;
     switch (dt->weight) {
     case LLMROOF_FP16:
     case LLMROOF_BF16:
@@ -325,67 +333,84 @@ static double bench_kv_elem_bytes(enum llmroof_dtype kv)
     return kv == LLMROOF_FP8 ? 1.0 : kv == LLMROOF_FP4 ? 0.5 : 2.0;
 }
 
-bool sim_config_offline_sizing(struct sim_config *c, const struct llmroof_engine *en, bool keep_budget,
-                               bool keep_seqs, bool keep_chunking, struct bench_size *out)
+enum sim_sizing sim_config_offline_sizing(struct sim_config *c, const struct llmroof_engine *en, bool keep_budget,
+                                          bool keep_seqs, bool keep_chunking, struct bench_size *out)
 {
     if (!en || en->offline_sizing == LLMROOF_OFFLINE_SIZING_NONE || !c->no_api_server || !c->setup.model ||
         !c->setup.gpu)
-        return false;
+        return SIM_SIZING_NONE;
+    /* trtllm-bench throughput submits a dataset at once or at a concurrency, on one server: no
+     * timed arrivals, no disaggregated pools; and its attention-DP sizing (bench/tuning) is not
+     * modelled. Those runs keep the profile's limits, said by the caller */
+    if (c->mode == SIM_RATE || c->mode == SIM_TRACE)
+        return SIM_SIZING_NOT_LOAD;
+    if (c->disaggregated || c->instances > 1)
+        return SIM_SIZING_NOT_POOLS;
+    if (c->setup.layout.dp_attn)
+        return SIM_SIZING_NOT_DP;
+    if (keep_budget && keep_seqs)
+        return SIM_SIZING_GIVEN; /* both stated: trtllm-bench runs no heuristic either */
     double isl = 0, osl = 0;
-    long isl_max = 0;
-    if (c->mode == SIM_TRACE && c->trace && c->ntrace > 0) {
-        for (size_t i = 0; i < c->ntrace; i++) {
-            isl += (double)c->trace[i].prompt;
-            osl += (double)c->trace[i].output;
-            if (c->trace[i].prompt > isl_max)
-                isl_max = c->trace[i].prompt;
-        }
-        isl /= (double)c->ntrace;
-        osl /= (double)c->ntrace;
-    } else if (c->workload) {
-        workload_means(c->workload, &isl, &osl);
-        isl_max = workload_max_prompt(c->workload);
-    } else {
-        return false;
-    }
+    if (!c->workload)
+        return SIM_SIZING_NONE;
+    workload_means(c->workload, &isl, &osl);
+    const long isl_max = workload_max_prompt(c->workload, c->requests);
     const bool engine_path = en->offline_sizing == LLMROOF_OFFLINE_SIZING_TRTLLM_BENCH_ENGINE;
     const int pp = c->setup.layout.pp > 1 ? c->setup.layout.pp : 1;
+    const struct llmroof_model *m = c->setup.model;
+    double wb = bench_weight_bytes(m, &c->setup.dt), params = arch_params(m).total;
+    /* a checkpoint of its own format (NVFP4 experts beside bf16 attention, DeepSeek's block fp8):
+     * its size, as the heuristic's successor takes it (bench/tuning/heuristics.py
+     * checkpoint_size_in_gb), in bytes per parameter */
+    if (wb > 0 && m->ckpt_format[0]) {
+        struct llmroof_memory mem;
+        struct llmroof_err e2 = { 0 };
+        const struct llmroof_layout lay = estimate_layout(&c->setup);
+        if (memory_eval_layout(m, c->setup.gpu, &lay, &c->setup.dt, 1, &c->mem, &mem, &e2) == 0 && params > 0)
+            wb = mem.weights_bytes_total / params;
+    }
     const struct bench_size_in in = {
         .gpu_mem_gib = c->setup.gpu->memory_bytes / 1073741824.0,
         .gpus = c->setup.tp * pp,
         .pp = pp,
-        .params = arch_params(c->setup.model).total,
-        .weight_bytes = bench_weight_bytes(&c->setup.dt),
-        .kv_bytes_per_token = bench_kv_bytes_per_token(c->setup.model, c->setup.tp, bench_kv_elem_bytes(c->setup.dt.kv)),
+        .params = params,
+        .weight_bytes = wb,
+        .kv_bytes_per_token = bench_kv_bytes_per_token(m, c->setup.tp, bench_kv_elem_bytes(c->setup.dt.kv)),
         .isl_mean = isl,
         .osl_mean = osl,
         .isl_max = isl_max,
         /* `trtllm-bench build` sizes the engine at the heuristic's own 0.95; the PyTorch path passes
          * --kv_cache_free_gpu_mem_fraction, 0.90 */
         .kv_fraction = engine_path ? 0.95 : 0.90,
-        /* the PyTorch path without chunked prefill raises max_num_tokens to the longest input +
-         * max_batch_size (benchmark/utils/general.py get_settings) */
-        .isl_floor = !engine_path && !c->chunked_prefill,
+        /* the PyTorch path raises max_num_tokens to the longest input + max_batch_size unless the
+         * YAML turns chunked prefill on (benchmark/utils/general.py get_settings reads
+         * enable_chunked_prefill, not the CLI's chunking flag) */
+        .isl_floor = !engine_path,
         .default_batch = en->max_seqs > 0 ? en->max_seqs : 2048,
         .default_tokens = en->max_batched_tokens > 0 ? en->max_batched_tokens : 8192,
     };
     const struct bench_size s = bench_size_trtllm(&in);
+    /* max_batch_size is per micro-batch (TensorRT-LLM's max_num_sequences = pp x max_batch_size):
+     * each pipeline lane runs it, where c->max_seqs is the instance's over its lanes */
     if (!keep_seqs)
-        c->max_seqs = s.max_batch;
+        c->max_seqs = s.max_batch * pp;
     if (!keep_budget)
         c->max_batched_tokens = s.max_tokens;
-    if (engine_path && !keep_chunking) {
-        /* trtllm-bench on TensorRT engines runs chunked context (ExecutorSettingsConfig.chunking
-         * True in its first releases; the CLI's default again for the tensorrt backend from PR
-         * #6582/#6956), first come first served */
+    /* chunked context: the engine path's default (ExecutorSettingsConfig.chunking True in the first
+     * releases, the tensorrt backend's again from PR #6582/#6956), and throughput.py's CLI default
+     * (--enable_chunked_context/--disable_chunked_context, True) for every backend from PR #6582
+     * (TensorRT-LLM 1.0's release branch turned it off for the PyTorch backend again, PR #6956:
+     * --no-chunked-prefill), first come first served */
+    if (!keep_chunking) {
         c->chunked_prefill = true;
         c->prefill_first = false;
-    } else if (c->setup.gpu && en->cuda_graphs) {
+    }
+    if (!engine_path && en->cuda_graphs) {
         /* CudaGraphConfig(enable_padding=True, max_batch_size=max_batch_size): every decode batch
          * up to the batch limit pads to a captured size (cuda_graph_runner.py), captured sizes at
          * most max_num_tokens (PR #4843) */
-        const double gm = (double)(c->max_seqs < c->max_batched_tokens ? c->max_seqs : c->max_batched_tokens);
-        c->setup.eff.graph_max = gm;
+        const long gb = s.max_batch < c->max_batched_tokens ? s.max_batch : c->max_batched_tokens;
+        c->setup.eff.graph_max = (double)gb;
         c->setup.eff.graph_every = 0;
     }
     /* KvCacheConfig(enable_block_reuse=False) in trtllm-bench's settings */
@@ -396,7 +421,7 @@ bool sim_config_offline_sizing(struct sim_config *c, const struct llmroof_engine
     }
     if (out)
         *out = s;
-    return true;
+    return SIM_SIZING_APPLIED;
 }
 
 void sim_config_static(struct sim_config *c)

@@ -458,12 +458,21 @@ void sim_config_engine(struct sim_config *c, const struct llmroof_engine *en, co
 void sim_config_spec_seqs(struct sim_config *c, const struct llmroof_engine *en, bool keep_seqs);
 /* A run through the engine's own benchmark (--no-api-server) of an engine that sizes its server
  * from the dataset (engine offline_sizing: trtllm-bench throughput): its max_batch_size and
- * max_num_tokens from c->workload's mean and longest lengths unless stated (keep_*), chunked
- * context on TensorRT engines, CUDA graphs padded up to the batch on the PyTorch backend, no
- * block reuse. Needs c->setup and c->workload (or c->trace); returns whether it applied, *out
- * what it chose; keep_chunking: --no-chunked-prefill was given. serve/bench_size.h has the rule. */
-bool sim_config_offline_sizing(struct sim_config *c, const struct llmroof_engine *en, bool keep_budget,
-                               bool keep_seqs, bool keep_chunking, struct bench_size *out);
+ * max_num_tokens from c->workload's mean lengths and the longest prompt of c->requests unless
+ * stated (keep_*), chunked context unless --no-chunked-prefill (keep_chunking), CUDA graphs padded
+ * up to the batch on the PyTorch backend, no block reuse. Needs c->setup, c->workload, c->mode.
+ * What it did (the caller says why it did not where it could have); *out what it chose when
+ * APPLIED. serve/bench_size.h has the rule. */
+enum sim_sizing {
+    SIM_SIZING_NONE,      /* no such engine, or not through its own API */
+    SIM_SIZING_APPLIED,
+    SIM_SIZING_GIVEN,     /* --max-seqs and --max-batched-tokens both stated: no heuristic */
+    SIM_SIZING_NOT_LOAD,  /* timed arrivals (--rate, --trace): no trtllm-bench run has them */
+    SIM_SIZING_NOT_POOLS, /* disaggregated pools or several instances */
+    SIM_SIZING_NOT_DP     /* attention DP: its sizing not modelled */
+};
+enum sim_sizing sim_config_offline_sizing(struct sim_config *c, const struct llmroof_engine *en, bool keep_budget,
+                                          bool keep_seqs, bool keep_chunking, struct bench_size *out);
 /* The memory options engine en's instance takes on setup's GPU and layout, as the simulator sizes
  * its pool (sim_config_engine): its share of the device or of the free memory, its reserve, and
  * the workspace of its token budget and sequence limit, those held per data-parallel attention

@@ -665,15 +665,23 @@ long workload_min_prompt(const struct workload *w)
     return 1;
 }
 
+struct max_draw {
+    long max, left;
+};
+
 static void max_draw(void *ctx, long prompt, long output)
 {
     (void)output;
-    long *m = ctx;
-    if (prompt > *m)
-        *m = prompt;
+    struct max_draw *m = ctx;
+    if (m->left == 0)
+        return;
+    if (m->left > 0)
+        m->left--;
+    if (prompt > m->max)
+        m->max = prompt;
 }
 
-long workload_max_prompt(const struct workload *w)
+long workload_max_prompt(const struct workload *w, long n)
 {
     switch (w->kind) {
     case WORKLOAD_FIXED:
@@ -687,11 +695,11 @@ long workload_max_prompt(const struct workload *w)
     }
     default: break;
     }
-    /* a distribution (or sharegpt, drawn or not): the longest of the fixed-seed draws its means
-     * are taken over */
-    long m = 0;
+    /* a distribution (or sharegpt, drawn or not): the longest of the first n fixed-seed draws its
+     * means are taken over */
+    struct max_draw m = { 0, n > 0 ? n : -1 };
     workload_each_mean_draw(w, max_draw, &m);
-    return m;
+    return m.max;
 }
 
 static void add_draw(void *ctx, long prompt, long output)

@@ -83,9 +83,10 @@ bool workload_one_length(const struct workload *w);
 bool workload_prefix_on_top(const struct workload *w);
 /* Shortest prompt the workload can draw (the clip of a distribution). */
 long workload_min_prompt(const struct workload *w);
-/* Longest prompt the workload draws: exact for fixed, random and csv rows, else the longest of
- * workload_means' fixed-seed draws (a dataset's longest input, as trtllm-bench sizes by it). */
-long workload_max_prompt(const struct workload *w);
+/* Longest prompt of a dataset of n requests of the workload (as trtllm-bench sizes by its dataset's
+ * longest input): exact for fixed, random and csv rows, else the longest of the first n (all
+ * when n <= 0) of workload_means' fixed-seed draws. */
+long workload_max_prompt(const struct workload *w, long n);
 /* Expected prompt and output lengths (exact for fixed and csv; the distributions' means
  * by a fixed-seed sample of 20,000 draws otherwise). */
 void workload_means(const struct workload *w, double *prompt, double *output);

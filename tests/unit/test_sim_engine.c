@@ -663,18 +663,50 @@ static void trtllm_bench_sizes_a_run_through_its_own_api(void **state)
             struct bench_size s;
             assert_true(sim_config_offline_sizing(&c, en, false, false, keep_chunk, &s));
             assert_int_equal(c.max_seqs, 64);
+            assert_true(c.chunked_prefill == !keep_chunk);
             if (i == 0) {
                 assert_int_equal(c.max_batched_tokens, 20064);
-                assert_false(c.chunked_prefill);
                 assert_true(c.setup.eff.graph_max == 64.0);
                 assert_true(c.setup.eff.graph_every == 0.0);
             } else {
                 assert_int_equal(c.max_batched_tokens, 2048);
                 assert_true(fabs(s.kv_requests - 51.3) < 0.1);
-                assert_true(c.chunked_prefill == !keep_chunk);
             }
         }
     }
+    /* where trtllm-bench has no such run the profile's limits stay, and the caller is told why: timed
+     * arrivals, attention DP, both limits stated; a weight-only or --weight-bits checkpoint takes
+     * BuildConfig's defaults (2048, and 8192 raised to 20,000 + 2,048 = 22,048); at PP 2 each
+     * pipeline lane runs max_batch_size: (160 - 7.4785) x 0.9 / 1.3428 = 102.2 requests, raw_bs
+     * 102.2 / 2 = 51.1 -> 64 a lane, 128 for the instance */
+    const struct llmroof_engine *en = shipped_engine(&cat, "tensorrt-llm-pytorch");
+    struct sim_config c = engine_config(&cat, "tensorrt-llm-pytorch", "llama-3.1-8b", 0, false);
+    c.setup.tp = 1;
+    c.setup.dt.weight = c.setup.dt.kv = LLMROOF_FP8;
+    c.setup.eff = roofline_default_effs(c.setup.gpu);
+    c.workload = &w;
+    c.no_api_server = true;
+    struct sim_config d = c;
+    d.mode = SIM_RATE;
+    assert_int_equal(sim_config_offline_sizing(&d, en, false, false, false, NULL), SIM_SIZING_NOT_LOAD);
+    d = c;
+    d.setup.layout.dp_attn = true;
+    assert_int_equal(sim_config_offline_sizing(&d, en, false, false, false, NULL), SIM_SIZING_NOT_DP);
+    d = c;
+    assert_int_equal(sim_config_offline_sizing(&d, en, true, true, false, NULL), SIM_SIZING_GIVEN);
+    assert_int_equal(d.max_seqs, 2048);
+    d = c;
+    d.setup.dt.weight_bits = 4.25;
+    struct bench_size s;
+    assert_int_equal(sim_config_offline_sizing(&d, en, false, false, false, &s), SIM_SIZING_APPLIED);
+    assert_false(s.tuned);
+    assert_int_equal(d.max_seqs, 2048);
+    assert_int_equal(d.max_batched_tokens, 22048);
+    d = c;
+    d.setup.layout.pp = 2;
+    assert_int_equal(sim_config_offline_sizing(&d, en, false, false, false, &s), SIM_SIZING_APPLIED);
+    assert_int_equal(s.max_batch, 64);
+    assert_int_equal(d.max_seqs, 128);
     catalog_free(&cat);
 }
 
