@@ -21,6 +21,21 @@ static long round_up(double x, double step)
     return (long)(step * ceil(x / step - 1e-9));
 }
 
+/* finetune_setting's rounding: below `low`, up to a multiple of `low_step` and at least `floor`;
+ * below `mid`, up to a multiple of `mid_step`; else of `high_step` */
+struct tier {
+    double low, low_step, floor, mid, mid_step, high_step;
+};
+
+static long tiered(double x, struct tier t)
+{
+    if (x < t.low) {
+        const long r = round_up(x, t.low_step);
+        return r > (long)t.floor ? r : (long)t.floor;
+    }
+    return round_up(x, x < t.mid ? t.mid_step : t.high_step);
+}
+
 struct bench_size bench_size_trtllm(const struct bench_size_in *in)
 {
     struct bench_size s = { in->default_batch, in->default_tokens, 0.0, false };
@@ -35,18 +50,8 @@ struct bench_size bench_size_trtllm(const struct bench_size_in *in)
         s.tuned = true;
         const double raw_bs = fmin(s.kv_requests, 4096.0) / (double)pp;
         const double raw_tok = fmin(raw_bs * (1.0 + in->isl_mean / in->osl_mean), 32768.0);
-        if (raw_bs < 256)
-            s.max_batch = round_up(raw_bs, 32) > 64 ? round_up(raw_bs, 32) : 64;
-        else if (raw_bs < 1024)
-            s.max_batch = round_up(raw_bs, 128);
-        else
-            s.max_batch = round_up(raw_bs, 256);
-        if (raw_tok < 4096)
-            s.max_tokens = round_up(raw_tok, 256) > 2048 ? round_up(raw_tok, 256) : 2048;
-        else if (raw_tok < 8192)
-            s.max_tokens = round_up(raw_tok, 512);
-        else
-            s.max_tokens = round_up(raw_tok, 1024);
+        s.max_batch = tiered(raw_bs, (const struct tier){ 256, 32, 64, 1024, 128, 256 });
+        s.max_tokens = tiered(raw_tok, (const struct tier){ 4096, 256, 2048, 8192, 512, 1024 });
     }
     if (in->isl_floor && in->isl_max + s.max_batch > s.max_tokens)
         s.max_tokens = in->isl_max + s.max_batch;

@@ -348,19 +348,26 @@ static double pool_link_qps(const struct plan_input *in, const struct llmroof_se
     return link_Bps > 0 && t > 0 ? reps / t : 0.0;
 }
 
+/* Layout `code`'s setup, shard, memory options and memory on g, for the pool bounds below: false
+ * when no bound applies (plan_pool_shard) or it does not build. */
+static bool pool_memory(const struct plan_input *in, const struct llmroof_gpu *g, int code, struct llmroof_setup *s,
+                        struct llmroof_shard *sh, struct llmroof_mem_opts *mo, struct llmroof_memory *mem)
+{
+    struct llmroof_layout lay;
+    struct llmroof_err e2 = { 0 };
+    if (!plan_pool_shard(in, g, code, s, &lay, sh, &e2) || estimate_check(s, &e2))
+        return false;
+    *mo = plan_mem_opts(in, g, sh->attn_dp);
+    return memory_eval_layout(in->model, g, &lay, &in->dt, 1, mo, mem, &e2) == 0;
+}
+
 double plan_pool_link_qps(const struct plan_input *in, const struct llmroof_gpu *g, int code)
 {
     struct llmroof_setup s;
-    struct llmroof_layout lay;
     struct llmroof_shard sh;
-    struct llmroof_err e2 = { 0 };
-    if (!plan_pool_shard(in, g, code, &s, &lay, &sh, &e2) || estimate_check(&s, &e2))
-        return 0;
-    struct llmroof_mem_opts mo = plan_mem_opts(in, g, sh.attn_dp);
+    struct llmroof_mem_opts mo;
     struct llmroof_memory mem;
-    if (memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, &e2))
-        return 0;
-    return pool_link_qps(in, &s, &sh, &mem);
+    return pool_memory(in, g, code, &s, &sh, &mo, &mem) ? pool_link_qps(in, &s, &sh, &mem) : 0.0;
 }
 
 /* The searched pool's steady-state service rate per instance (sim_instance_capacity_qps), 0 when
@@ -369,14 +376,10 @@ double plan_pool_capacity_qps(const struct plan_input *in, const struct llmroof_
                               enum sim_capacity_kind kind)
 {
     struct llmroof_setup s;
-    struct llmroof_layout lay;
     struct llmroof_shard sh;
-    struct llmroof_err e2 = { 0 };
-    if (!plan_pool_shard(in, g, code, &s, &lay, &sh, &e2) || estimate_check(&s, &e2))
-        return 0;
-    struct llmroof_mem_opts mo = plan_mem_opts(in, g, sh.attn_dp);
+    struct llmroof_mem_opts mo;
     struct llmroof_memory mem;
-    if (memory_eval_layout(in->model, g, &lay, &in->dt, 1, &mo, &mem, &e2))
+    if (!pool_memory(in, g, code, &s, &sh, &mo, &mem))
         return 0;
     /* pipeline lanes (sim_pipeline_lanes) each bound with their share of the KV and of the
      * sequences, as the simulator's. kv_capacity_tokens is the instance's, every attention
