@@ -213,6 +213,14 @@ static cJSON *sim_json(const struct sim_config *c, const struct sim_result *r, c
     if (c->max_concurrent > 0) /* TGI's --max-concurrent-requests: absent when there is no limit */
         rj_num(o, "max_concurrent_requests", (double)c->max_concurrent);
     rj_num(o, "max_seqs", (double)c->max_seqs);
+    /* the two limits above as the engine's own benchmark chose them (trtllm-bench, --no-api-server) */
+    if (c->sized_kv_requests != 0) {
+        cJSON *z = rj_obj(o, "sized_by");
+        rj_str(z, "harness", "trtllm-bench");
+        rj_bool(z, "tuned", c->sized_kv_requests > 0);
+        if (c->sized_kv_requests > 0)
+            rj_num(z, "kv_requests", c->sized_kv_requests);
+    }
     /* the two limits above hold per attention DP rank for an engine whose ranks schedule apart */
     const long ranks = sim_setup_rank_factor(c);
     if (ranks > 1)

@@ -419,6 +419,7 @@ enum sim_sizing sim_config_offline_sizing(struct sim_config *c, const struct llm
         c->pcache_source = SIM_PCACHE_BENCH;
         c->preempt_keep = SIM_KEEP_NONE;
     }
+    c->sized_kv_requests = s.tuned && s.kv_requests > 0 ? s.kv_requests : -1.0; /* -1: untuned defaults */
     if (out)
         *out = s;
     return SIM_SIZING_APPLIED;

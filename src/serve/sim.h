@@ -217,6 +217,9 @@ struct sim_config {
     bool pd_kv_full_window;          /* disaggregated: the pools hold and send every layer's whole
                                         context, sliding-window layers too (engine pd_kv_full_window:
                                         vLLM's KV connectors turn the hybrid KV cache manager off) */
+    double sized_kv_requests;        /* > 0: the engine's own benchmark sized max_seqs and
+                                        max_batched_tokens (sim_config_offline_sizing: trtllm-bench),
+                                        from this estimate of the requests its K/V holds; JSON says so */
     double kv_link_Bps;              /* per GPU pair, prefill -> decode (disaggregated): what a
                                         hand-over reaches (sim_kv_link_Bps) */
     double kv_link_latency_s;        /* fixed cost of one KV transfer */
